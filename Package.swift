@@ -1,0 +1,18 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "ConnectionKit",
+    platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9)],
+    products: [
+        .library(name: "ConnectionKit", targets: ["ConnectionKit"]),
+        .library(name: "ConnectionKitTesting", targets: ["ConnectionKitTesting"]),
+    ],
+    targets: [
+        .target(name: "ConnectionKit"),
+        .target(name: "ConnectionKitTesting"),
+        .testTarget(name: "ConnectionKitTests", dependencies: ["ConnectionKit", "ConnectionKitTesting"]),
+        .testTarget(name: "ConnectionKitTestingTests", dependencies: ["ConnectionKitTesting"]),
+    ],
+    swiftLanguageModes: [.v6]
+)
