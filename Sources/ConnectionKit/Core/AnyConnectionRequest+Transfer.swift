@@ -1,0 +1,166 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+extension AnyConnectionRequest {
+    // MARK: - Transfer events (from TransferContext)
+
+    /// A response arrived: records it and says where its body goes.
+    func transferDidReceive(response: HTTPURLResponse, run: UInt64, serial: UInt64) -> SinkChoice {
+        let isRedirect = followsRedirects && RedirectRule.isRedirect(response)
+        let limit = maximumResponseBodySize
+        let expected = Self.expectedBodyLength(of: response)
+        let destination: URL?? = storage.withLock { state in
+            guard state.isCurrent(run: run, serial: serial) else { return nil }
+            state.urlResponse = response
+            state.lastActivity = .now()
+            state.download.expected = expected
+            return .some(state.fileDestination)
+        }
+        guard let destination else { return .ignore }
+        if isRedirect { return .discard }
+        if let destination, (200..<300).contains(response.statusCode) {
+            return .file(destination)
+        }
+        if let expected, expected > limit {
+            attemptFailed(run: run, serial: serial, error: ConnectionError(.responseTooLarge(limit: limit)),
+                response: response)
+            return .ignore
+        }
+        return .memory(limit: limit, expected: expected)
+    }
+
+    /// The declared body length, unless the body is decoded on the way (its Content-Length is then
+    /// the compressed size) or undeclared.
+    static func expectedBodyLength(of response: HTTPURLResponse) -> Int64? {
+        guard response.expectedContentLength >= 0 else { return nil }
+        if let encoding = response.value(forHTTPHeaderField: "Content-Encoding"),
+            encoding.lowercased() != "identity"
+        {
+            return nil
+        }
+        return response.expectedContentLength
+    }
+
+    /// Counts bytes and reports progress at most every `interval` per direction. `bytes` adds to
+    /// the download count; `total` sets the upload count. `force` reports whatever the rate.
+    func transferDidProgress(
+        _ direction: TransferProgress.Direction, bytes: Int64?, total: (sent: Int64, expected: Int64)?,
+        run: UInt64, serial: UInt64, interval: TimeInterval, force: Bool = false
+    ) {
+        let listening = ConnectionRegistry.shared.hasListeners
+        let report: (TransferProgress, DispatchQueue, (@Sendable (TransferProgress) -> Void)?)? =
+            storage.withLock { state in
+                guard state.isCurrent(run: run, serial: serial) else { return nil }
+                let now = DispatchTime.now()
+                state.lastActivity = now
+                var counters = direction == .upload ? state.upload : state.download
+                if let bytes { counters.completed += bytes }
+                if let total {
+                    counters.completed = max(counters.completed, total.sent)
+                    counters.expected = total.expected >= 0 ? total.expected : nil
+                }
+                let finished = counters.expected.map { counters.completed >= $0 } ?? false
+                let due =
+                    force || finished || counters.lastReport.map {
+                        Double(now.uptimeNanoseconds - $0.uptimeNanoseconds) / 1e9 >= interval
+                    } ?? true
+                if due { counters.lastReport = now }
+                if direction == .upload { state.upload = counters } else { state.download = counters }
+                guard due, state.progressHandler != nil || listening else { return nil }
+                let progress = TransferProgress(
+                    direction: direction, completedBytes: counters.completed, expectedBytes: counters.expected)
+                return (progress, state.callbackQueue, state.progressHandler)
+            }
+        guard let report else { return }
+        if let handler = report.2 {
+            let progress = report.0
+            report.1.async { handler(progress) }
+        }
+        if listening {
+            ConnectionRegistry.shared.emit(.progressed(report.0), for: self)
+        }
+    }
+
+    /// The transfer ended (on the processing queue): follow a redirect, fail, or validate and parse.
+    func transferDidComplete(
+        run: UInt64, serial: UInt64, response: HTTPURLResponse?, error: (any Error)?, sink: (any BodySink)?
+    ) {
+        if let error {
+            sink?.discard()
+            attemptFailed(run: run, serial: serial, error: contextualize(error), response: response)
+            return
+        }
+        guard let response else {
+            sink?.discard()
+            let error = ConnectionError(.transport(URLError(.badServerResponse)))
+            attemptFailed(run: run, serial: serial, error: error, response: nil)
+            return
+        }
+        if followsRedirects, RedirectRule.isRedirect(response) {
+            sink?.discard()
+            followRedirect(response, run: run, serial: serial)
+            return
+        }
+        // The last progress report of the body, whatever the rate.
+        transferDidProgress(
+            .download, bytes: 0, total: nil, run: run, serial: serial, interval: progressInterval, force: true)
+        guard let claimed = claimTransfer(run: run, serial: serial) else {
+            sink?.discard()
+            return
+        }
+        let body: CompletedBody
+        do {
+            body = try sink?.finish() ?? .memory(Data())
+        } catch {
+            finish(run: run, outcome: .failure(contextualize(error, as: { .fileSystem(underlying: $0) })))
+            return
+        }
+        do {
+            try validate(response, data: body.inMemoryData)
+        } catch {
+            body.discard()
+            retryOrFail(run: run, attempt: claimed.attempt, error: contextualize(error), response: response)
+            return
+        }
+        let output: any Sendable
+        do {
+            output = try produceOutput(body: body, response: response)
+        } catch {
+            body.discard()
+            finish(run: run, outcome: .failure(contextualize(error, as: { .parsing(underlying: $0) })))
+            return
+        }
+        if !finish(run: run, outcome: .success(output), commit: body.commit) {
+            body.discard()
+        }
+    }
+
+    /// Sends the next hop of a redirect, or fails when the limit is reached.
+    private func followRedirect(_ response: HTTPURLResponse, run: UInt64, serial: UInt64) {
+        let limit = maximumRedirects
+        let sent: (URLRequest?, Int)? = storage.withLock { state in
+            guard state.isCurrent(run: run, serial: serial) else { return nil }
+            state.redirectCount += 1
+            return (state.sentRequest, state.redirectCount)
+        }
+        guard let sent, claimTransfer(run: run, serial: serial) != nil else { return }
+        guard sent.1 <= limit else {
+            finish(run: run, outcome: .failure(ConnectionError(.tooManyRedirects(limit: limit))))
+            return
+        }
+        guard let previous = sent.0, var next = RedirectRule.nextRequest(after: response, from: previous) else {
+            finish(run: run, outcome: .failure(ConnectionError(.transport(URLError(.badServerResponse)))))
+            return
+        }
+        do {
+            try RequestChecks.check(&next, timeoutInterval: timeoutInterval)
+        } catch {
+            finish(run: run, outcome: .failure(contextualize(error)))
+            return
+        }
+        beginTransfer(run: run, request: next)
+    }
+}

@@ -1,0 +1,239 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// The non-generic root of every request: it owns the lifecycle and every hook that does not depend
+/// on the output type. The registry holds these.
+///
+/// Subclass ``ConnectionRequest``, ``JSONConnectionRequest`` or ``BasicConnectionRequest`` rather
+/// than this class: one subclass per API endpoint, overriding the hooks below (only ``url`` is required).
+///
+/// **Threads.** Handlers run on ``callbackQueue`` (default `.main`). Hooks (``url``,
+/// ``makeURLRequest()``, ``validate(_:data:)``, `parseCompletionData`…) run on ConnectionKit's
+/// queues or the caller of ``start()``, never on the main queue by ConnectionKit's choice, and
+/// never while ConnectionKit holds a lock.
+///
+/// **Exactly one ending.** Every ``start()`` ends exactly once: the completion path or the failure
+/// path, never both, never twice, never none; also under ``cancel()`` racing completion, timeouts,
+/// retries and registry-wide cancels.
+open class AnyConnectionRequest: @unchecked Sendable, CustomDebugStringConvertible {
+    // Safe to share across threads: every mutable stored property lives in `storage`, behind its lock;
+    // subclasses expose their settings as computed (overridden) properties.
+    let storage = Locked(RequestState())
+    let transport: any Transport
+
+    /// Creates an idle request.
+    public init() {
+        self.transport = URLSessionTransport.shared
+    }
+
+    // MARK: - Hooks: what to send
+
+    /// The endpoint's URL: the one hook an endpoint must provide. Default: ``baseURL`` joined with
+    /// ``path`` and ``queryItems`` (see `docs/client.md`), or `nil` when ``baseURL`` is `nil`.
+    /// A `nil` URL fails the request with `ConnectionError.invalidRequest` naming the class.
+    open var url: URL? {
+        guard let baseURL else { return nil }
+        return URLComposer.compose(baseURL: baseURL, path: path, queryItems: queryItems)
+    }
+
+    /// The API's root, e.g. `https://api.example.com/v1/`, usually overridden once in an app's
+    /// superclass. Default `nil`.
+    open var baseURL: URL? { nil }
+
+    /// The endpoint's path relative to ``baseURL``, e.g. `events.json`. Slashes between the two are
+    /// normalised; characters that are not allowed in a path are percent-encoded. Default `""`.
+    open var path: String { "" }
+
+    /// Query items appended to the composed URL (after any query ``baseURL`` already has), percent-
+    /// encoded (`+` and `&` in values included). Default `[]`.
+    open var queryItems: [URLQueryItem] { [] }
+
+    /// The HTTP method. Default `.get`.
+    open var httpMethod: HTTPMethod { .get }
+
+    /// Header fields set on the request; each replaces any earlier value of the same name
+    /// (case-insensitively), never appends. Default `[:]`.
+    open var requestHeaderFields: [String: String] { [:] }
+
+    /// The request body. Default `nil`. A `GET` or `HEAD` with a body fails with `invalidRequest`.
+    open var bodyData: Data? { nil }
+
+    /// Seconds without a byte sent or received before the attempt fails with `.timedOut`.
+    /// Default 60. Fractions are honoured (URLSession on Linux truncates its own to whole seconds,
+    /// so ConnectionKit enforces this one itself). Must be positive.
+    open var timeoutInterval: TimeInterval { 60 }
+
+    /// When a failed attempt is retried. Default ``RetryPolicy/none``.
+    open var retryPolicy: RetryPolicy { .none }
+
+    /// Credentials applied to every attempt's `Authorization` header, unless the built request
+    /// already has one. Default `nil`. Not re-applied after a redirect to another origin.
+    open var authorization: Authorization? { nil }
+
+    /// Header names (case-insensitive) whose values are shown as `<redacted>` in debug output,
+    /// cURL strings, snapshots and events, in addition to `Authorization`, `Proxy-Authorization`,
+    /// `Cookie` and `Set-Cookie`, which are always redacted. Default `[]`.
+    open var secretHeaderFields: Set<String> { [] }
+
+    /// Query item names whose values are redacted like ``secretHeaderFields``. Default `[]`.
+    open var secretQueryItems: Set<String> { [] }
+
+    /// Whether 301, 302, 303, 307 and 308 responses are followed. Default `true`. 303 (and 301/302
+    /// after a `POST`) continue as `GET` without a body; 307 and 308 keep the method and body.
+    /// Crossing to another origin drops `Authorization`, `Proxy-Authorization` and `Cookie`.
+    open var followsRedirects: Bool { true }
+
+    /// The most redirects followed before failing with `.tooManyRedirects`. Default 10.
+    open var maximumRedirects: Int { 10 }
+
+    /// The largest response body kept in memory, in bytes; a larger one fails with
+    /// `.responseTooLarge` as soon as it is known to be larger. Default 128 MiB. Bodies saved
+    /// to a file (``fileDestination``) have no limit.
+    open var maximumResponseBodySize: Int64 { 128 * 1024 * 1024 }
+
+    /// A code of your choosing, carried on every ``ConnectionError`` this request produces. Default 0.
+    open var errorCode: Int { 0 }
+
+    /// Progress is delivered at most this often per direction, in seconds (plus once at the end of
+    /// each direction). Default 0.1.
+    open var progressInterval: TimeInterval { 0.1 }
+
+    /// Where the response body is saved. Default `nil` (kept in memory). When set, the body streams
+    /// to a temporary file beside the destination and is renamed into place only when complete and
+    /// validated; on failure or cancel nothing appears at the destination. Settable.
+    open var fileDestination: URL? {
+        get { storage.withLock { $0.fileDestination } }
+        set { storage.withLock { $0.fileDestination = newValue } }
+    }
+
+    // MARK: - Hooks: building, checking, failing
+
+    /// Builds the request from ``url``, ``httpMethod``, ``requestHeaderFields``, ``bodyData`` and
+    /// ``timeoutInterval``. Called once per attempt. Override to customise the `URLRequest`;
+    /// a thrown error fails the request (a `ConnectionError` as is, anything else as `invalidRequest`).
+    /// ``authorization`` is applied after this returns.
+    open func makeURLRequest() throws -> URLRequest {
+        guard let url else {
+            throw ConnectionError(
+                .invalidRequest(reason: "\(Self.self) has no URL. Override `url` (or `baseURL` and `path`)."))
+        }
+        var request = URLRequest(url: url)
+        request.httpMethod = httpMethod.rawValue
+        for (name, value) in requestHeaderFields {
+            request.setValue(value, forHTTPHeaderField: name)
+        }
+        request.httpBody = bodyData
+        return request
+    }
+
+    /// Checks the final response before its body is parsed. Default: 2xx passes; anything else throws
+    /// `ConnectionError.unacceptableStatusCode` with the status and the body (when in memory).
+    /// Override to accept other statuses or to reject a 2xx.
+    open func validate(_ response: HTTPURLResponse, data: Data?) throws {
+        guard (200..<300).contains(response.statusCode) else {
+            throw ConnectionError(.unacceptableStatusCode(response.statusCode, body: data))
+        }
+    }
+
+    /// Maps a failure to the error the failure handler receives. Default: returns `error` unchanged.
+    /// Override in an app superclass to turn an API's error body into the app's own error type.
+    open func parseError(_ error: ConnectionError) -> any Error {
+        error
+    }
+
+    /// Delivers a failure: the default calls ``failureHandler`` (and ends ``ConnectionRequest/value()``).
+    /// Runs on ``callbackQueue``. Override to report every failure of an app in one place; call
+    /// `super` to still reach the handler.
+    open func handleConnectionError(_ error: any Error) {
+        let handler = storage.withLock { $0.failureHandler }
+        handler?(error)
+        resolveWaiters(with: .failure(error))
+    }
+
+    /// Whether a failed attempt is tried again, and after how long. Default: ``retryPolicy`` decides
+    /// (with `Retry-After` from `response` when it allows). `attempt` is the number of the attempt
+    /// that failed, starting at 1.
+    open func retryDecision(for error: ConnectionError, attempt: Int, response: HTTPURLResponse?) -> RetryDecision {
+        let policy = retryPolicy
+        let sent = storage.withLock { $0.sentRequest }
+        guard policy.allowsRetry(of: error, attempt: attempt, request: sent) else { return .doNotRetry }
+        return .retry(after: policy.retryAfterDelay(from: response) ?? policy.backoff(beforeRetry: attempt))
+    }
+
+    // MARK: - Output (overridden by ConnectionRequest)
+
+    /// Turns the completed body into the output; runs on a processing queue.
+    func produceOutput(body: CompletedBody, response: HTTPURLResponse) throws -> any Sendable {
+        try body.data()
+    }
+
+    /// Delivers the output on the callback queue.
+    func deliverOutput(_ output: any Sendable) {
+        resolveWaiters(with: .success(output))
+    }
+
+    // MARK: - Handlers and settings
+
+    /// Called with any failure, on ``callbackQueue``, after ``parseError(_:)`` mapped it.
+    public var failureHandler: (@Sendable (any Error) -> Void)? {
+        get { storage.withLock { $0.failureHandler } }
+        set { storage.withLock { $0.failureHandler = newValue } }
+    }
+
+    /// Called with upload and download progress on ``callbackQueue``, at most every
+    /// ``progressInterval`` per direction and once when each direction completes.
+    public var progressHandler: (@Sendable (TransferProgress) -> Void)? {
+        get { storage.withLock { $0.progressHandler } }
+        set { storage.withLock { $0.progressHandler = newValue } }
+    }
+
+    /// Where every handler runs. Default `.main`, as the original. A program without a main run
+    /// loop or `dispatchMain()` (a plain command-line tool) must pick another queue, or use
+    /// ``ConnectionRequest/value()``.
+    public var callbackQueue: DispatchQueue {
+        get { storage.withLock { $0.callbackQueue } }
+        set { storage.withLock { $0.callbackQueue = newValue } }
+    }
+
+    // MARK: - Observing
+
+    /// Where the request is in its lifecycle.
+    public var state: ConnectionState { storage.withLock { $0.phase } }
+
+    /// Identifies one run of the request: a new value on every ``start()``.
+    public var identifier: UUID { storage.withLock { $0.identifier } }
+
+    /// The last response of the current or last run (after redirects), if one arrived.
+    public var urlResponse: HTTPURLResponse? { storage.withLock { $0.urlResponse } }
+
+    /// When the current or last run started.
+    public var dateStarted: Date? { storage.withLock { $0.dateStarted } }
+
+    /// When the last run ended; `nil` while running.
+    public var dateFinished: Date? { storage.withLock { $0.dateFinished } }
+
+    /// Seconds from start to end (or to now while running); `nil` before the first start.
+    public var duration: TimeInterval? {
+        storage.withLock { state in
+            state.dateStarted.map { (state.dateFinished ?? Date()).timeIntervalSince($0) }
+        }
+    }
+
+    /// Whether the request is running.
+    public var isActive: Bool { storage.withLock { $0.phase == .running } }
+
+    /// The attempt in progress (or the last one), starting at 1; 0 before the first start.
+    public var attempt: Int { storage.withLock { $0.attempt } }
+
+    /// The class name, e.g. `FetchEvents`, as errors, logs and snapshots show it.
+    public var typeName: String { String(describing: type(of: self)) }
+
+    /// One line for logs: class, identifier, method, redacted URL and state.
+    open var debugDescription: String {
+        let snapshot = makeSnapshot()
+        return "<\(typeName) \(snapshot.identifier) \(snapshot.method) \(snapshot.redactedURL ?? "-") \(snapshot.state)>"
+    }
+}

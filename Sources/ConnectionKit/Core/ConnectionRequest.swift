@@ -1,0 +1,95 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// A request whose result is an `Output`: subclass it once per endpoint.
+///
+/// ```swift
+/// final class FetchAvatar: ConnectionRequest<Data>, @unchecked Sendable {
+///     override var url: URL? { URL(string: "https://api.example.com/avatar.png") }
+/// }
+/// ```
+///
+/// The response body goes through ``parseCompletionData(_:response:)`` (on a processing queue)
+/// and then ``handleResultObject(_:)`` (on ``AnyConnectionRequest/callbackQueue``), which calls
+/// ``completionHandler``.
+open class ConnectionRequest<Output: Sendable>: AnyConnectionRequest, @unchecked Sendable {
+    // Safe: no stored state of its own; the completion handler lives in the base class's locked storage.
+
+    /// Creates an idle request.
+    public override init() {
+        super.init()
+    }
+
+    /// Called with the result on ``AnyConnectionRequest/callbackQueue``.
+    public var completionHandler: (@Sendable (Output) -> Void)? {
+        get { storage.withLock { $0.completionHandler as? @Sendable (Output) -> Void } }
+        set { storage.withLock { $0.completionHandler = newValue } }
+    }
+
+    /// Turns the response body into the output. Runs on a processing queue, after
+    /// ``AnyConnectionRequest/validate(_:data:)`` passed. Default: the body itself when `Output` is
+    /// `Data`; for any other `Output` it must be overridden (otherwise the request fails with a
+    /// `parsing` error saying so). A thrown error fails the request as `.parsing`.
+    ///
+    /// When the body was saved to a file, `data` maps that file rather than copying it.
+    open func parseCompletionData(_ data: Data, response: HTTPURLResponse) throws -> Output {
+        if let data = data as? Output { return data }
+        throw ConnectionError(
+            .parsing(
+                underlying: MissingParser(
+                    message: "\(Self.self) must override parseCompletionData(_:response:) to produce \(Output.self)")))
+    }
+
+    /// Delivers the result: the default calls ``completionHandler`` (and ends ``value()``). Runs on
+    /// ``AnyConnectionRequest/callbackQueue``. An override may route to
+    /// ``AnyConnectionRequest/handleConnectionError(_:)`` instead, e.g. for an API that reports
+    /// errors inside a 200 response.
+    open func handleResultObject(_ object: Output) {
+        let handler = completionHandler
+        handler?(object)
+        resolveWaiters(with: .success(object))
+    }
+
+    /// Starts the request (or joins the run in progress) and returns its result. Cancelling the
+    /// awaiting Task cancels the request (it then throws `ConnectionError.cancelled`). Throws what
+    /// the failure handler would get, after ``AnyConnectionRequest/parseError(_:)``.
+    public func value() async throws -> Output {
+        let result: Result<any Sendable, any Error> = await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Result<any Sendable, any Error>, Never>) in
+                start(waiter: { continuation.resume(returning: $0) })
+                if Task.isCancelled { cancel() }
+            }
+        } onCancel: {
+            self.cancel()
+        }
+        let output = try result.get()
+        guard let output = output as? Output else {
+            throw contextualize(ConnectionError(.parsing(underlying: MissingParser(message: "unexpected output type"))))
+        }
+        return output
+    }
+
+    // MARK: - Output plumbing
+
+    override func produceOutput(body: CompletedBody, response: HTTPURLResponse) throws -> any Sendable {
+        try parseCompletionData(try body.data(), response: response)
+    }
+
+    override func deliverOutput(_ output: any Sendable) {
+        guard let output = output as? Output else {
+            handleConnectionError(
+                parseError(contextualize(ConnectionError(.parsing(underlying: MissingParser(message: "unexpected output type"))))))
+            return
+        }
+        handleResultObject(output)
+    }
+}
+
+/// `parseCompletionData` was not overridden for an output that is not `Data`.
+struct MissingParser: Error, LocalizedError, Sendable {
+    let message: String
+    var errorDescription: String? { message }
+}

@@ -1,0 +1,50 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// How a request follows a redirect (RFC 9110 §15.4), done by ConnectionKit rather than URLSession
+/// so that it behaves the same everywhere: on Linux URLSession drops the body of a 307/308 and
+/// forwards `Authorization` to other hosts.
+enum RedirectRule {
+    static let statuses: Set<Int> = [301, 302, 303, 307, 308]
+    static let credentialHeaders = ["Authorization", "Proxy-Authorization", "Cookie"]
+
+    static func isRedirect(_ response: HTTPURLResponse) -> Bool {
+        statuses.contains(response.statusCode) && response.value(forHTTPHeaderField: "Location") != nil
+    }
+
+    /// The request for the next hop, or `nil` when the `Location` is unusable.
+    static func nextRequest(after response: HTTPURLResponse, from previous: URLRequest) -> URLRequest? {
+        guard let location = response.value(forHTTPHeaderField: "Location"),
+            let target = URL(string: location, relativeTo: previous.url)?.absoluteURL
+        else { return nil }
+        var next = previous
+        next.url = target
+        let method = previous.httpMethod?.uppercased() ?? "GET"
+        let status = response.statusCode
+        if (status == 303 && method != "HEAD") || ((status == 301 || status == 302) && method == "POST") {
+            next.httpMethod = "GET"
+            next.httpBody = nil
+            next.setValue(nil, forHTTPHeaderField: "Content-Type")
+            next.setValue(nil, forHTTPHeaderField: "Content-Length")
+        }
+        if !isSameOrigin(previous.url, target) {
+            for header in credentialHeaders {
+                next.setValue(nil, forHTTPHeaderField: header)
+            }
+        }
+        return next
+    }
+
+    static func isSameOrigin(_ lhs: URL?, _ rhs: URL?) -> Bool {
+        guard let lhs, let rhs else { return false }
+        return lhs.scheme?.lowercased() == rhs.scheme?.lowercased() && lhs.host?.lowercased() == rhs.host?.lowercased()
+            && effectivePort(lhs) == effectivePort(rhs)
+    }
+
+    private static func effectivePort(_ url: URL) -> Int? {
+        url.port ?? (url.scheme?.lowercased() == "https" ? 443 : 80)
+    }
+}

@@ -1,0 +1,37 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// What ConnectionKit checks and adjusts on every request before it is sent.
+enum RequestChecks {
+    static let supportedSchemes: Set<String> = ["http", "https"]
+
+    static func check(_ request: inout URLRequest, timeoutInterval: TimeInterval) throws {
+        guard let url = request.url else {
+            throw ConnectionError(.invalidRequest(reason: "the URLRequest has no URL."))
+        }
+        guard let scheme = url.scheme?.lowercased(), supportedSchemes.contains(scheme) else {
+            let scheme = url.scheme.map { "'\($0)'" } ?? "no scheme"
+            throw ConnectionError(
+                .invalidRequest(reason: "\(scheme) is not supported; ConnectionKit sends http and https URLs."))
+        }
+        guard let host = url.host, !host.isEmpty else {
+            throw ConnectionError(.invalidRequest(reason: "the URL \(url.absoluteString) has no host."))
+        }
+        let method = request.httpMethod?.uppercased() ?? "GET"
+        if method == "GET" || method == "HEAD", let body = request.httpBody, !body.isEmpty {
+            throw ConnectionError(
+                .invalidRequest(
+                    reason: "a \(method) request cannot carry a body (URLSession refuses it with URLError -1103). "
+                        + "Send it as POST, or move the data to query items."))
+        }
+        guard timeoutInterval > 0, !timeoutInterval.isNaN else {
+            throw ConnectionError(.invalidRequest(reason: "timeoutInterval must be positive, not \(timeoutInterval)."))
+        }
+        // ConnectionKit enforces `timeoutInterval` itself; URLSession's own timer (whole seconds
+        // only on Linux, firing at once below 1 s) is pushed past it.
+        request.timeoutInterval = timeoutInterval.isFinite ? (timeoutInterval.rounded(.up) + 5) : 7 * 24 * 3600
+    }
+}

@@ -1,0 +1,31 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// Moves one HTTP exchange over the wire. Requests only ever talk to this protocol, so another
+/// transport (a libcurl or NIO one, say) can be added without touching them.
+///
+/// A transport follows no redirects and answers no authentication challenges itself: a 3xx or a
+/// 401 is delivered as a response, and the request decides what to do.
+protocol Transport: Sendable {
+    /// Starts sending `request`; events go to `receiver` (serially) until it completes or is cancelled.
+    func startTransfer(_ request: URLRequest, receiver: any TransferReceiver) -> any TransferHandle
+}
+
+/// The events of one transfer, delivered serially, never after `transferDidComplete` or after
+/// the transfer's handle was cancelled.
+protocol TransferReceiver: AnyObject, Sendable {
+    func transferDidReceive(response: HTTPURLResponse)
+    func transferDidReceive(data: Data)
+    func transferDidSend(totalBytes: Int64, expectedBytes: Int64)
+    /// `response` is the final response, if any arrived; `error` is nil on success.
+    func transferDidComplete(response: HTTPURLResponse?, error: (any Error)?)
+}
+
+/// Controls one running transfer.
+protocol TransferHandle: Sendable {
+    /// Stops the transfer. Returns at once; no event reaches the receiver afterwards.
+    func cancel()
+}

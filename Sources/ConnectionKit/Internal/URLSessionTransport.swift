@@ -1,0 +1,155 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// The URLSession transport: one session for the whole process, one delegate that routes task
+/// events to their receivers by task identifier.
+///
+/// Built around what URLSession on Linux really does (docs/linux.md):
+/// - a Basic `401` hangs forever unless the task-level challenge is answered, so it is cancelled
+///   and the 401 response is delivered as is;
+/// - `URLSessionTask.cancel()` can block its caller for seconds during a fast transfer, so it runs
+///   on a queue of its own and the route is dropped first, so that no late event arrives;
+/// - redirects are handed back to the request (307/308 would lose their body, and credentials would
+///   cross origins);
+/// - fractional timeouts are truncated, so the request enforces its own and URLSession's is pushed past it.
+final class URLSessionTransport: Transport {
+    static let shared = URLSessionTransport()
+
+    private let session: URLSession
+    private let router: SessionRouter
+    /// `URLSessionTask.cancel()` may block; it never runs on the caller's thread.
+    private let cancelQueue = DispatchQueue(label: "ConnectionKit.cancel", attributes: .concurrent)
+
+    init(configuration: URLSessionConfiguration = URLSessionTransport.defaultConfiguration()) {
+        let router = SessionRouter()
+        let delegateQueue = OperationQueue()
+        delegateQueue.name = "ConnectionKit.session-delegate"
+        delegateQueue.maxConcurrentOperationCount = 1
+        self.router = router
+        self.session = URLSession(configuration: configuration, delegate: router, delegateQueue: delegateQueue)
+    }
+
+    /// Ephemeral (no cookie file on disk, no cache), 64 connections per host (Linux defaults to 6),
+    /// and URLSession's own timeouts out of the way: requests enforce theirs.
+    static func defaultConfiguration() -> URLSessionConfiguration {
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.httpMaximumConnectionsPerHost = 64
+        configuration.timeoutIntervalForRequest = 7 * 24 * 3600
+        configuration.timeoutIntervalForResource = 7 * 24 * 3600
+        configuration.urlCache = nil
+        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        return configuration
+    }
+
+    func startTransfer(_ request: URLRequest, receiver: any TransferReceiver) -> any TransferHandle {
+        let task: URLSessionTask
+        if let body = request.httpBody, !body.isEmpty {
+            // An upload task reports upload progress for its body.
+            var bodyless = request
+            bodyless.httpBody = nil
+            task = session.uploadTask(with: bodyless, from: body)
+        } else {
+            task = session.dataTask(with: request)
+        }
+        router.add(task, receiver: receiver)
+        task.resume()
+        return SessionTransferHandle(task: task, router: router, cancelQueue: cancelQueue)
+    }
+}
+
+/// Cancels one URLSession task without blocking the caller.
+private struct SessionTransferHandle: TransferHandle {
+    let task: URLSessionTask
+    let router: SessionRouter
+    let cancelQueue: DispatchQueue
+
+    func cancel() {
+        guard router.remove(task) != nil else { return }
+        let task = self.task
+        cancelQueue.async { task.cancel() }
+    }
+}
+
+/// The session delegate: routes each task's events to its receiver.
+private final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
+    private struct Route {
+        let receiver: any TransferReceiver
+        /// Set when a Basic/Digest challenge was cancelled to escape Linux's 401 hang.
+        var cancelledChallenge = false
+    }
+
+    private let routes = Locked([Int: Route]())
+
+    func add(_ task: URLSessionTask, receiver: any TransferReceiver) {
+        routes.withLock { $0[task.taskIdentifier] = Route(receiver: receiver) }
+    }
+
+    @discardableResult
+    func remove(_ task: URLSessionTask) -> (any TransferReceiver)? {
+        routes.withLock { $0.removeValue(forKey: task.taskIdentifier)?.receiver }
+    }
+
+    private func receiver(for task: URLSessionTask) -> (any TransferReceiver)? {
+        routes.withLock { $0[task.taskIdentifier]?.receiver }
+    }
+
+    // MARK: - URLSessionDataDelegate
+
+    func urlSession(
+        _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+        completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
+    ) {
+        if let receiver = receiver(for: dataTask), let response = response as? HTTPURLResponse {
+            receiver.transferDidReceive(response: response)
+        }
+        completionHandler(.allow)
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        receiver(for: dataTask)?.transferDidReceive(data: data)
+    }
+
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, didSendBodyData bytesSent: Int64, totalBytesSent: Int64,
+        totalBytesExpectedToSend: Int64
+    ) {
+        receiver(for: task)?.transferDidSend(totalBytes: totalBytesSent, expectedBytes: totalBytesExpectedToSend)
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        let route = routes.withLock { $0.removeValue(forKey: task.taskIdentifier) }
+        guard let route else { return }
+        let response = task.response as? HTTPURLResponse
+        if route.cancelledChallenge, let response, (error as? URLError)?.code == .cancelled {
+            // We cancelled the challenge ourselves: what the caller gets is the 401 (its body is lost).
+            route.receiver.transferDidComplete(response: response, error: nil)
+        } else {
+            route.receiver.transferDidComplete(response: response, error: error)
+        }
+    }
+
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
+    ) {
+        // The request follows redirects itself (origin checks, 307/308 bodies, its own limit).
+        completionHandler(nil)
+    }
+
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
+        completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
+    ) {
+        #if canImport(FoundationNetworking)
+            // Linux: default handling of a Basic 401 hangs forever (server trust is never challenged
+            // there); cancel and deliver the 401 response instead.
+            routes.withLock { $0[task.taskIdentifier]?.cancelledChallenge = true }
+            completionHandler(.cancelAuthenticationChallenge, nil)
+        #else
+            completionHandler(.performDefaultHandling, nil)
+        #endif
+    }
+}

@@ -1,0 +1,152 @@
+import Foundation
+
+/// Every live request of the process: a typed, thread-safe view that debug tooling can query and
+/// act on (the original's static dictionary of connections, made safe).
+///
+/// A started request is held here until it ends, so fire-and-forget works; it is forgotten before
+/// its completion or failure handler runs. Queries return live requests in start order.
+///
+/// ```swift
+/// if ConnectionRegistry.shared.isInUse(FetchEvents.self) { return }
+/// ConnectionRegistry.shared.cancelAll(FeedRequest.self)   // FeedRequest and its subclasses
+/// ```
+public final class ConnectionRegistry: Sendable {
+    /// The process-wide registry.
+    public static let shared = ConnectionRegistry()
+
+    private struct Entry {
+        let request: AnyConnectionRequest
+        let order: UInt64
+    }
+
+    private struct State {
+        var entries: [ObjectIdentifier: Entry] = [:]
+        var nextOrder: UInt64 = 0
+        var listeners: [UUID: EventListener] = [:]
+    }
+
+    private let state = Locked(State())
+
+    init() {}
+
+    // MARK: - Queries
+
+    /// The live requests, in start order.
+    public var activeRequests: [AnyConnectionRequest] {
+        state.withLock { state in
+            state.entries.values.sorted { $0.order < $1.order }.map(\.request)
+        }
+    }
+
+    /// How many requests are live.
+    public var count: Int { state.withLock { $0.entries.count } }
+
+    /// The live requests of class `type` or a subclass of it, in start order.
+    public func requests<T: AnyConnectionRequest>(of type: T.Type) -> [T] {
+        activeRequests.filter { Self.isKind($0, of: type) }.compactMap { $0 as? T }
+    }
+
+    /// Whether a request of class `type` (or a subclass) is live: the original's
+    /// `connectionRequestInUse:`.
+    public func isInUse<T: AnyConnectionRequest>(_ type: T.Type) -> Bool {
+        state.withLock { state in state.entries.values.contains { Self.isKind($0.request, of: type) } }
+    }
+
+    /// Snapshots of the live requests, in start order, secrets redacted.
+    public func snapshot() -> [ConnectionSnapshot] {
+        activeRequests.map { $0.makeSnapshot() }
+    }
+
+    // MARK: - Cancelling
+
+    /// Cancels every live request of class `type` or a subclass; each ends once with
+    /// `ConnectionError.cancelled`. Returns at once.
+    public func cancelAll<T: AnyConnectionRequest>(_ type: T.Type) {
+        let matching = state.withLock { state in
+            state.entries.values.filter { Self.isKind($0.request, of: type) }.map(\.request)
+        }
+        matching.forEach { $0.cancel() }
+    }
+
+    /// Cancels every live request. Returns at once.
+    public func cancelAll() {
+        let all = state.withLock { $0.entries.values.map(\.request) }
+        all.forEach { $0.cancel() }
+    }
+
+    // MARK: - Events
+
+    /// A new stream of every request's events from now on. Any number of listeners may listen;
+    /// none can slow requests down: a listener that falls more than ``eventBufferLimit`` progress
+    /// events behind misses progress events, never start, retry or end events. The stream ends
+    /// when the listening task is cancelled.
+    public var events: AsyncStream<ConnectionEvent> {
+        let id = UUID()
+        let listener = EventListener()
+        state.withLock { $0.listeners[id] = listener }
+        return AsyncStream(
+            unfolding: { await listener.next() },
+            onCancel: { [weak self] in
+                self?.state.withLock { _ = $0.listeners.removeValue(forKey: id) }
+                listener.close()
+            })
+    }
+
+    /// Progress events kept per listener before further ones are dropped. 256.
+    public static let eventBufferLimit = 256
+
+    // MARK: - Internal
+
+    /// Whether anybody listens to events (checked before building one).
+    var hasListeners: Bool { state.withLock { !$0.listeners.isEmpty } }
+
+    func register(_ request: AnyConnectionRequest) {
+        state.withLock { state in
+            state.entries[ObjectIdentifier(request)] = Entry(request: request, order: state.nextOrder)
+            state.nextOrder &+= 1
+        }
+        NetworkActivity.shared.requestCountChanged(by: 1)
+    }
+
+    func unregister(_ request: AnyConnectionRequest) {
+        let removed = state.withLock { $0.entries.removeValue(forKey: ObjectIdentifier(request)) != nil }
+        if removed { NetworkActivity.shared.requestCountChanged(by: -1) }
+    }
+
+    /// What the lifecycle reports.
+    enum Emission {
+        case started
+        case progressed(TransferProgress)
+        case retried(attempt: Int, after: TimeInterval, error: ConnectionError)
+        case ended(RunOutcome)
+    }
+
+    func emit(_ emission: Emission, for request: AnyConnectionRequest) {
+        let listeners = state.withLock { Array($0.listeners.values) }
+        DebugOutput.record(emission, for: request)
+        guard !listeners.isEmpty else { return }
+        let snapshot = request.makeSnapshot()
+        let kind: ConnectionEvent.Kind
+        switch emission {
+        case .started: kind = .started
+        case .progressed(let progress): kind = .progressed(progress)
+        case .retried(let attempt, let delay, let error): kind = .retried(attempt: attempt, delay: delay, error: error)
+        case .ended(.success): kind = .finished(statusCode: snapshot.statusCode)
+        case .ended(.failure(let error)): kind = .failed(error)
+        case .ended(.cancelled): kind = .cancelled
+        }
+        let event = ConnectionEvent(kind: kind, snapshot: snapshot, date: Date())
+        listeners.forEach { $0.push(event) }
+    }
+
+    /// Whether `request` is an instance of `type` or of one of its subclasses, decided on the
+    /// dynamic class (so a metatype held as `AnyConnectionRequest.Type` matches correctly).
+    static func isKind(_ request: AnyConnectionRequest, of type: AnyConnectionRequest.Type) -> Bool {
+        var current: AnyClass? = Swift.type(of: request)
+        while let candidate = current {
+            if candidate == type { return true }
+            current = _getSuperclass(candidate)
+        }
+        return false
+    }
+}

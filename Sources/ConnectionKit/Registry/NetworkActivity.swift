@@ -1,0 +1,114 @@
+import Foundation
+
+/// Whether any request is live, for an activity indicator (the original toggled the iOS status-bar
+/// spinner).
+///
+/// Debounced so that back-to-back requests do not flicker it: ``isActive`` turns on as soon as a
+/// request starts, and off only when no request has been live for ``hideDelay`` (0.25 s).
+///
+/// ```swift
+/// let token = NetworkActivity.shared.observe { active in spinner.isHidden = !active }
+/// ```
+public final class NetworkActivity: Sendable {
+    /// The process-wide activity signal, fed by ``ConnectionRegistry/shared``.
+    public static let shared = NetworkActivity()
+
+    /// How long no request must be live before ``isActive`` turns off, in seconds: 0.25.
+    public static let hideDelay: TimeInterval = 0.25
+
+    private struct Observer {
+        let queue: DispatchQueue
+        let handler: @Sendable (Bool) -> Void
+    }
+
+    private struct State {
+        var liveCount = 0
+        var isActive = false
+        /// Bumped on every change, so that a pending hide is dropped when a request starts.
+        var generation: UInt64 = 0
+        var observers: [UUID: Observer] = [:]
+    }
+
+    private let state = Locked(State())
+    private let queue = DispatchQueue(label: "ConnectionKit.activity")
+
+    init() {}
+
+    /// Whether the indicator should show: on while a request is live, off ``hideDelay`` after the last ended.
+    public var isActive: Bool { state.withLock { $0.isActive } }
+
+    /// How many requests are live right now (not debounced).
+    public var liveRequestCount: Int { state.withLock { $0.liveCount } }
+
+    /// Calls `handler` on `queue` (default `.main`) with the current value now and with every change
+    /// of ``isActive``, until the returned token is cancelled or released.
+    public func observe(
+        on queue: DispatchQueue = .main, _ handler: @escaping @Sendable (Bool) -> Void
+    ) -> NetworkActivityObservation {
+        let id = UUID()
+        let current = state.withLock { state in
+            state.observers[id] = Observer(queue: queue, handler: handler)
+            return state.isActive
+        }
+        queue.async { handler(current) }
+        return NetworkActivityObservation { [weak self] in
+            self?.state.withLock { _ = $0.observers.removeValue(forKey: id) }
+        }
+    }
+
+    /// Every change of ``isActive`` from now on, as a stream.
+    public var changes: AsyncStream<Bool> {
+        AsyncStream { continuation in
+            let observation = observe(on: queue) { continuation.yield($0) }
+            continuation.onTermination = { _ in observation.cancel() }
+        }
+    }
+
+    func requestCountChanged(by delta: Int) {
+        let action: (notify: [Observer], hideAfter: UInt64?) = state.withLock { state in
+            state.liveCount += delta
+            state.generation &+= 1
+            if state.liveCount > 0 {
+                guard !state.isActive else { return ([], nil) }
+                state.isActive = true
+                return (Array(state.observers.values), nil)
+            }
+            return ([], state.isActive ? state.generation : nil)
+        }
+        action.notify.forEach { observer in observer.queue.async { observer.handler(true) } }
+        if let generation = action.hideAfter {
+            queue.asyncAfter(deadline: .now() + Self.hideDelay) { [weak self] in
+                self?.hideIfIdle(generation: generation)
+            }
+        }
+    }
+
+    private func hideIfIdle(generation: UInt64) {
+        let observers: [Observer] = state.withLock { state in
+            guard state.generation == generation, state.liveCount == 0, state.isActive else { return [] }
+            state.isActive = false
+            return Array(state.observers.values)
+        }
+        observers.forEach { observer in observer.queue.async { observer.handler(false) } }
+    }
+}
+
+/// Keeps a ``NetworkActivity`` observer registered; cancel it (or let it go) to stop.
+public final class NetworkActivityObservation: Sendable {
+    private let onCancel: Locked<(@Sendable () -> Void)?>
+
+    init(onCancel: @escaping @Sendable () -> Void) {
+        self.onCancel = Locked(onCancel)
+    }
+
+    /// Stops the observation. Idempotent.
+    public func cancel() {
+        let action = onCancel.withLock { action in
+            defer { action = nil }
+            return action
+        }
+        action?()
+    }
+
+    deinit { cancel() }
+}
