@@ -89,6 +89,14 @@ public final class TestServer: Sendable {
         core.state.withLock { $0.routes[key] = handler }
     }
 
+    /// Registers `handler` for `path` and any method: `server.route("/items") { _ in .text("ok") }`.
+    ///
+    /// Same as `route(nil, path, handler)`. It exists because Swift binds a lone unlabelled string to the
+    /// first (defaulted) `method` parameter of ``route(_:_:_:)``, so that call would not compile.
+    public func route(_ path: String, _ handler: @escaping @Sendable (TestRequest) -> TestResponse) {
+        route(nil, path, handler)
+    }
+
     // MARK: - Observations
 
     /// How many requests for `path` (matched by a route or not) have been received since the start or the

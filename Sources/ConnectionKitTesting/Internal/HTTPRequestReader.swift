@@ -57,6 +57,7 @@ struct HTTPRequestReader {
         var searchFrom = 0
         while true {
             if let end = Self.find([13, 10, 13, 10], in: buffer, from: searchFrom) {
+                guard end <= Self.headLimit else { throw ConnectionEnd.headersTooLarge }
                 let head = Array(buffer[0..<end])
                 buffer.removeFirst(end + 4)
                 return head
