@@ -137,4 +137,26 @@ import FoundationNetworking
         #expect(String(decoding: try client.readResponse().body, as: UTF8.self) == "hi")
         #expect(server.acceptedConnectionCount == 1)
     }
+
+    @Test(arguments: [
+        TestFault.closeBeforeHeaders, .resetBeforeHeaders, .notHTTP(Data("garbage\r\n\r\n".utf8)),
+        .resetAfterBodyBytes(5),
+    ])
+    func urlSessionFailsOnBrokenAnswers(fault: TestFault) async throws {
+        let server = try TestServer.started()
+        defer { server.stop() }
+        server.route("/broken") { _ in TestResponse(body: .data(Data(count: 100)), fault: fault) }
+        await #expect(throws: (any Error).self) {
+            _ = try await HTTPClient.get(server.url("/broken"))
+        }
+    }
+
+    @Test func urlSessionAcceptsLargeHeaders() async throws {
+        let server = try TestServer.started()
+        defer { server.stop() }
+        server.route("/big-head") { _ in TestResponse(body: .data(Data("ok".utf8)), fault: .hugeHeaders(bytes: 32_000)) }
+        let (data, response) = try await HTTPClient.get(server.url("/big-head"))
+        #expect(response.statusCode == 200)
+        #expect(data == Data("ok".utf8))
+    }
 }
