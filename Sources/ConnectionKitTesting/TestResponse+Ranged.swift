@@ -53,31 +53,3 @@ extension TestResponse {
         return TestResponse(status: 206, headers: headers, body: .data(slice))
     }
 }
-
-// MARK: - Range header parsing
-
-/// One `bytes=` range from a `Range` header; `nil` from the initializer means "ignore the header".
-private enum ByteRangeRequest {
-    case from(Int)
-    case bounded(Int, Int)
-    case suffix(Int)
-
-    init?(_ header: String) {
-        let trimmed = header.trimmingCharacters(in: .whitespaces)
-        guard trimmed.lowercased().hasPrefix("bytes=") else { return nil }
-        let spec = trimmed.dropFirst("bytes=".count).trimmingCharacters(in: .whitespaces)
-        guard !spec.contains(","), let dash = spec.firstIndex(of: "-") else { return nil }
-        let firstText = spec[..<dash].trimmingCharacters(in: .whitespaces)
-        let lastText = spec[spec.index(after: dash)...].trimmingCharacters(in: .whitespaces)
-        switch (Int(firstText), Int(lastText)) {
-        case (nil, let count?) where firstText.isEmpty && count >= 0:
-            self = .suffix(count)
-        case (let first?, nil) where lastText.isEmpty && first >= 0:
-            self = .from(first)
-        case (let first?, let last?) where first >= 0 && last >= first:
-            self = .bounded(first, last)
-        default:
-            return nil
-        }
-    }
-}

@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 @Suite struct BasicResponseTests {
@@ -21,7 +21,10 @@ import FoundationNetworking
     }
 
     @Test func conveniencesSetContentTypes() async throws {
-        struct Item: Codable, Equatable { var b: Int; var a: String }
+        struct Item: Codable, Equatable {
+            var b: Int
+            var a: String
+        }
         let server = try TestServer.started()
         defer { server.stop() }
         server.route("/text") { _ in .text("héllo", status: 202) }

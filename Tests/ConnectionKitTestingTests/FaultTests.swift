@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 @Suite struct FaultTests {
@@ -110,7 +110,8 @@ import FoundationNetworking
     }
 
     @Test func hugeHeadersStillFormAValidResponse() throws {
-        let (server, client) = try serve(TestResponse(body: .data(Data("ok".utf8)), fault: .hugeHeaders(bytes: 100_000)))
+        let (server, client) = try serve(
+            TestResponse(body: .data(Data("ok".utf8)), fault: .hugeHeaders(bytes: 100_000)))
         defer { server.stop() }
         let response = try client.readResponse()
         #expect(response.status == 200)
@@ -154,7 +155,8 @@ import FoundationNetworking
     @Test func urlSessionAcceptsLargeHeaders() async throws {
         let server = try TestServer.started()
         defer { server.stop() }
-        server.route("/big-head") { _ in TestResponse(body: .data(Data("ok".utf8)), fault: .hugeHeaders(bytes: 32_000)) }
+        server.route("/big-head") { _ in TestResponse(body: .data(Data("ok".utf8)), fault: .hugeHeaders(bytes: 32_000))
+        }
         let (data, response) = try await HTTPClient.get(server.url("/big-head"))
         #expect(response.statusCode == 200)
         #expect(data == Data("ok".utf8))

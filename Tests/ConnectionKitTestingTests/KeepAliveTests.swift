@@ -44,7 +44,9 @@ import Testing
     @Test func responseConnectionCloseIsHonoured() throws {
         let server = try TestServer.started()
         defer { server.stop() }
-        server.route("/c") { _ in TestResponse(headers: [TestHeader("Connection", "close")], body: .data(Data("x".utf8))) }
+        server.route("/c") { _ in
+            TestResponse(headers: [TestHeader("Connection", "close")], body: .data(Data("x".utf8)))
+        }
         let client = try RawHTTPClient(port: server.port)
         try client.sendGET("/c")
         #expect(try client.readResponse().status == 200)

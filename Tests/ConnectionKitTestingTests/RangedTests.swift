@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 @Suite struct RangedTests {
@@ -11,7 +11,9 @@ import FoundationNetworking
 
     private func startServer() throws -> TestServer {
         let server = try TestServer.started()
-        server.route("/file") { .ranged(Self.content, request: $0, etag: "\"v1\"", lastModified: "Mon, 01 Jan 2024 00:00:00 GMT") }
+        server.route("/file") {
+            .ranged(Self.content, request: $0, etag: "\"v1\"", lastModified: "Mon, 01 Jan 2024 00:00:00 GMT")
+        }
         return server
     }
 
@@ -82,10 +84,12 @@ import FoundationNetworking
     }
 
     @Test func suffixAndMalformedRanges() {
-        let suffix = TestResponse.ranged(Self.content, request: TestRequest(method: "GET", path: "/", headers: [TestHeader("Range", "bytes=-5")]))
+        let suffix = TestResponse.ranged(
+            Self.content, request: TestRequest(method: "GET", path: "/", headers: [TestHeader("Range", "bytes=-5")]))
         #expect(suffix.status == 206)
         if case .data(let data) = suffix.body { #expect(data == Self.content.suffix(5)) }
-        let malformed = TestResponse.ranged(Self.content, request: TestRequest(method: "GET", path: "/", headers: [TestHeader("Range", "bytes=9-2")]))
+        let malformed = TestResponse.ranged(
+            Self.content, request: TestRequest(method: "GET", path: "/", headers: [TestHeader("Range", "bytes=9-2")]))
         #expect(malformed.status == 200)
         #expect(!malformed.headers.contains { $0.name == "ETag" })
     }

@@ -37,7 +37,8 @@ struct ConnectionHandler {
     /// Sends a bodiless error answer, then reads out what the client is still sending so the close is a FIN
     /// rather than a reset that could destroy the answer.
     private func answerAndClose(status: Int) {
-        let head = "HTTP/1.1 \(status) \(HTTPReasonPhrase.phrase(for: status))\r\n"
+        let head =
+            "HTTP/1.1 \(status) \(HTTPReasonPhrase.phrase(for: status))\r\n"
             + "Content-Length: 0\r\nConnection: close\r\n\r\n"
         do {
             try connection.write(head)

@@ -100,7 +100,8 @@ struct HTTPRequestReader {
         var target = String(requestLine[1])
         if let schemeEnd = target.range(of: "://"), target.hasPrefix("http") {
             let afterAuthority = target[schemeEnd.upperBound...]
-            target = afterAuthority.firstIndex(where: { $0 == "/" || $0 == "?" })
+            target =
+                afterAuthority.firstIndex(where: { $0 == "/" || $0 == "?" })
                 .map { String(afterAuthority[$0...]) } ?? "/"
             if target.hasPrefix("?") { target = "/" + target }
         }

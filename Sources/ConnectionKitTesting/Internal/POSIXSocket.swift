@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Thin wrappers over the POSIX socket calls the server needs, hiding the Glibc/Darwin spelling differences.
@@ -14,9 +14,9 @@ enum POSIXSocket {
     /// Flags for `send`: on Linux `MSG_NOSIGNAL`, so a vanished client never raises SIGPIPE.
     static var sendFlags: Int32 {
         #if canImport(Glibc)
-        return Int32(MSG_NOSIGNAL)
+            return Int32(MSG_NOSIGNAL)
         #else
-        return 0
+            return 0
         #endif
     }
 
@@ -25,9 +25,9 @@ enum POSIXSocket {
     /// Opens a non-blocking TCP listener on 127.0.0.1 with an OS-picked port; returns its descriptor and port.
     static func openLoopbackListener() throws -> (fd: Int32, port: Int) {
         #if canImport(Glibc)
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #else
-        let fd = socket(AF_INET, SOCK_STREAM, 0)
+            let fd = socket(AF_INET, SOCK_STREAM, 0)
         #endif
         guard fd >= 0 else { throw TestServerError.socketFailure(operation: "socket", errno: errno) }
         do {
@@ -37,7 +37,7 @@ enum POSIXSocket {
 
             var address = sockaddr_in()
             #if canImport(Darwin)
-            address.sin_len = UInt8(MemoryLayout<sockaddr_in>.size)
+                address.sin_len = UInt8(MemoryLayout<sockaddr_in>.size)
             #endif
             address.sin_family = sa_family_t(AF_INET)
             address.sin_port = in_port_t(0).bigEndian
@@ -75,7 +75,7 @@ enum POSIXSocket {
         setNonBlocking(fd)
         var yes: Int32 = 1
         #if canImport(Darwin)
-        _ = setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &yes, socklen_t(MemoryLayout<Int32>.size))
+            _ = setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &yes, socklen_t(MemoryLayout<Int32>.size))
         #endif
         _ = setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &yes, socklen_t(MemoryLayout<Int32>.size))
         return fd
@@ -105,8 +105,8 @@ enum POSIXSocket {
 
     /// Closes `fd` with `SO_LINGER` 0, which makes the kernel send a TCP reset instead of a FIN.
     static func closeWithReset(_ fd: Int32) {
-        var linger = linger(l_onoff: 1, l_linger: 0)
-        _ = setsockopt(fd, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<linger>.size))
+        var abortive = linger(l_onoff: 1, l_linger: 0)
+        _ = setsockopt(fd, SOL_SOCKET, SO_LINGER, &abortive, socklen_t(MemoryLayout<linger>.size))
         close(fd)
     }
 }

@@ -11,7 +11,8 @@ struct ResponseWriter {
     /// Writes `response` as the answer to `received` and returns what the connection loop should do next.
     func write(_ response: TestResponse, answering received: ReceivedRequest) throws -> ConnectionDisposition {
         try connection.pause(response.delayBeforeHeaders)
-        let keepAlive = received.allowsKeepAlive
+        let keepAlive =
+            received.allowsKeepAlive
             && !(response.headers.firstValue(named: "Connection")?.lowercased().contains("close") ?? false)
 
         switch response.fault {

@@ -2,9 +2,9 @@ import ConnectionKitTesting
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A blocking TCP client for checks URLSession cannot express: exact bytes, EOF versus reset, keep-alive.
@@ -42,16 +42,16 @@ final class RawHTTPClient {
 
     init(port: Int) throws {
         #if canImport(Glibc)
-        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #else
-        fd = socket(AF_INET, SOCK_STREAM, 0)
+            fd = socket(AF_INET, SOCK_STREAM, 0)
         #endif
         guard fd >= 0 else { throw TestError("socket failed: errno \(errno)") }
         var address = sockaddr_in()
         #if canImport(Darwin)
-        address.sin_len = UInt8(MemoryLayout<sockaddr_in>.size)
-        var yes: Int32 = 1
-        _ = setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &yes, socklen_t(MemoryLayout<Int32>.size))
+            address.sin_len = UInt8(MemoryLayout<sockaddr_in>.size)
+            var yes: Int32 = 1
+            _ = setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &yes, socklen_t(MemoryLayout<Int32>.size))
         #endif
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port)).bigEndian
@@ -81,15 +81,15 @@ final class RawHTTPClient {
 
     func send(_ data: Data) throws {
         #if canImport(Glibc)
-        let flags = Int32(MSG_NOSIGNAL)
+            let flags = Int32(MSG_NOSIGNAL)
         #else
-        let flags: Int32 = 0
+            let flags: Int32 = 0
         #endif
         try data.withUnsafeBytes { buffer in
             guard let base = buffer.baseAddress else { return }
             var offset = 0
             while offset < buffer.count {
-                let sent = Glibc_send(fd, base + offset, buffer.count - offset, flags)
+                let sent = systemSend(fd, base + offset, buffer.count - offset, flags)
                 if sent < 0 {
                     if errno == EINTR { continue }
                     throw TestError("send failed: errno \(errno)")
@@ -172,7 +172,8 @@ final class RawHTTPClient {
         }
         let headers = lines.compactMap { line -> TestHeader? in
             guard let colon = line.firstIndex(of: ":") else { return nil }
-            return TestHeader(String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
+            return TestHeader(
+                String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
         }
         var response = Response(status: status, headers: headers, body: Data(), headByteCount: headByteCount)
         if isHEAD || status == 204 || status == 304 || (100..<200).contains(status) { return response }
@@ -227,23 +228,23 @@ final class RawHTTPClient {
     func close() {
         guard !closed else { return }
         closed = true
-        Glibc_close(fd)
+        systemClose(fd)
     }
 }
 
 // The class has methods named `send` and `close`, so the C functions are reached through these names.
-private func Glibc_close(_ fd: Int32) {
+private func systemClose(_ fd: Int32) {
     #if canImport(Glibc)
-    _ = Glibc.close(fd)
+        _ = Glibc.close(fd)
     #else
-    _ = Darwin.close(fd)
+        _ = Darwin.close(fd)
     #endif
 }
 
-private func Glibc_send(_ fd: Int32, _ pointer: UnsafeRawPointer, _ count: Int, _ flags: Int32) -> Int {
+private func systemSend(_ fd: Int32, _ pointer: UnsafeRawPointer, _ count: Int, _ flags: Int32) -> Int {
     #if canImport(Glibc)
-    return Glibc.send(fd, pointer, count, flags)
+        return Glibc.send(fd, pointer, count, flags)
     #else
-    return Darwin.send(fd, pointer, count, flags)
+        return Darwin.send(fd, pointer, count, flags)
     #endif
 }
