@@ -17,18 +17,25 @@ extension TestBody {
     public static func generatedBytes(offset: Int64, count: Int, seed: UInt8) -> Data {
         guard count > 0, offset >= 0 else { return Data() }
         var bytes = [UInt8](repeating: 0, count: count)
-        bytes.withUnsafeMutableBufferPointer { buffer in
-            var wordIndex = UInt64(offset) >> 3
-            var word = generatedWord(wordIndex, seed: seed)
+        bytes.withUnsafeMutableBytes { buffer in
             var position = UInt64(offset)
-            for index in 0..<count {
-                let currentWord = position >> 3
-                if currentWord != wordIndex {
-                    wordIndex = currentWord
-                    word = generatedWord(wordIndex, seed: seed)
+            var index = 0
+            // Whole 8-byte words are stored at once; only a ragged start and end go byte by byte.
+            while index < count {
+                let word = generatedWord(position >> 3, seed: seed)
+                let skip = Int(position & 7)
+                if skip == 0 && count - index >= 8 {
+                    buffer.storeBytes(of: word.littleEndian, toByteOffset: index, as: UInt64.self)
+                    index += 8
+                    position += 8
+                    continue
                 }
-                buffer[index] = UInt8(truncatingIfNeeded: word >> ((position & 7) * 8))
-                position += 1
+                let take = min(8 - skip, count - index)
+                for byte in 0..<take {
+                    buffer[index + byte] = UInt8(truncatingIfNeeded: word >> (UInt64(skip + byte) * 8))
+                }
+                index += take
+                position += UInt64(take)
             }
         }
         return Data(bytes)

@@ -18,3 +18,15 @@ import Testing
         #expect(streamed == whole)
     }
 }
+
+extension GeneratedBytesTests {
+    @Test func unalignedSlicesMatchTheStream() {
+        let whole = TestBody.generatedBytes(length: 64, seed: 200)
+        for offset in 0..<16 {
+            for count in [0, 1, 3, 7, 8, 9, 17, 40] where offset + count <= 64 {
+                let slice = TestBody.generatedBytes(offset: Int64(offset), count: count, seed: 200)
+                #expect(slice == whole[offset..<(offset + count)])
+            }
+        }
+    }
+}
