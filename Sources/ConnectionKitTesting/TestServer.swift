@@ -105,6 +105,15 @@ public final class TestServer: Sendable {
         core.state.withLock { $0.requestsByPath[path]?.count ?? 0 }
     }
 
+    /// Waits until `path` has been requested at least `count` times (counting earlier hits), or until
+    /// `timeout` seconds pass. Returns whether the count was reached. Lets a test act once a request is
+    /// on the wire without sleeping.
+    public func waitForHits(_ path: String, count: Int = 1, timeout: TimeInterval = 10) async -> Bool {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+            core.waitForHits(path, count: count, timeout: timeout) { continuation.resume(returning: $0) }
+        }
+    }
+
     /// The requests received for `path`, in arrival order; empty when there were none.
     public func receivedRequests(_ path: String) -> [TestRequest] {
         core.state.withLock { $0.requestsByPath[path] ?? [] }

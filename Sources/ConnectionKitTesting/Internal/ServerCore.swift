@@ -107,11 +107,37 @@ final class ServerCore: Sendable {
     /// Records `request` for `hits` and `receivedRequests`, then finds its handler: an exact method match
     /// first, then a route registered for any method. `nil` when no route matches.
     func admit(_ request: TestRequest) -> (@Sendable (TestRequest) -> TestResponse)? {
-        state.withLock { state in
+        let (handler, satisfied) = state.withLock { state in
             state.requestsByPath[request.path, default: []].append(request)
+            let hits = state.requestsByPath[request.path]?.count ?? 0
+            let ready = state.hitWaiters.filter { $0.value.path == request.path && hits >= $0.value.count }
+            ready.keys.forEach { state.hitWaiters.removeValue(forKey: $0) }
             let method = request.method.uppercased()
-            return state.routes[RouteKey(method: method, path: request.path)]
+            let handler =
+                state.routes[RouteKey(method: method, path: request.path)]
                 ?? state.routes[RouteKey(method: nil, path: request.path)]
+            return (handler, Array(ready.values))
+        }
+        satisfied.forEach { $0.resume(true) }
+        return handler
+    }
+
+    /// Resumes `resume` with `true` once `path` has `count` hits, or with `false` after `timeout`.
+    func waitForHits(_ path: String, count: Int, timeout: TimeInterval, resume: @escaping @Sendable (Bool) -> Void) {
+        let id: UInt64? = state.withLock { state in
+            if (state.requestsByPath[path]?.count ?? 0) >= count { return nil }
+            let id = state.nextWaiterID
+            state.nextWaiterID &+= 1
+            state.hitWaiters[id] = HitWaiter(path: path, count: count, resume: resume)
+            return id
+        }
+        guard let id else {
+            resume(true)
+            return
+        }
+        DispatchQueue.global().asyncAfter(deadline: .now() + timeout) { [weak self] in
+            let waiter = self?.state.withLock { $0.hitWaiters.removeValue(forKey: id) }
+            waiter?.resume(false)
         }
     }
 }

@@ -12,4 +12,14 @@ struct ServerState: Sendable {
     var port = 0
     /// The running listener, `nil` when stopped.
     var run: ServerRun?
+    /// Callers of `waitForHits`, resumed when their path has enough hits or their time is up.
+    var hitWaiters: [UInt64: HitWaiter] = [:]
+    var nextWaiterID: UInt64 = 0
+}
+
+/// A caller waiting for `count` hits on `path`.
+struct HitWaiter: Sendable {
+    let path: String
+    let count: Int
+    let resume: @Sendable (Bool) -> Void
 }
