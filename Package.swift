@@ -13,6 +13,9 @@ let package = Package(
         .target(name: "ConnectionKitTesting"),
         .testTarget(name: "ConnectionKitTests", dependencies: ["ConnectionKit", "ConnectionKitTesting"]),
         .testTarget(name: "ConnectionKitTestingTests", dependencies: ["ConnectionKitTesting"]),
+        .testTarget(
+            name: "DocSnippetsTests", dependencies: ["ConnectionKit", "ConnectionKitTesting"],
+            path: "Tests/DocSnippetsTests"),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -7,17 +7,23 @@ Rules for doc snippets (see docs/README.md, "Writing docs"):
   fragments) and blocks of other languages are not.
 - A block holds declarations (types, functions, extensions); statements go inside a function.
 - Snippets of one document share one file, so later ones may use earlier ones' types. Top-level
-  declarations are made `fileprivate` here, so two documents may both declare `FetchEvents`.
+  declarations (after any attributes, e.g. `@Test func`) are made `fileprivate` here, so two
+  documents may both declare `FetchEvents` or `@Test func example()`.
+- `@Test` functions in the docs run with the tests.
 
 `--check` fails when the generated files are not up to date (run by .ci/run).
 """
 import pathlib
 import re
 import sys
+import textwrap
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 OUT = ROOT / "Tests" / "DocSnippetsTests" / "Generated"
-DECL = re.compile(r"^(final class|class|struct|enum|func|let|var|extension|protocol|actor|typealias)\b")
+# A top-level declaration, possibly after attributes such as `@Test` or `@MainActor`.
+DECL = re.compile(
+    r"^((?:@\w+(?:\([^)]*\))?\s+)*)(final class|class|struct|enum|func|let|var|extension|protocol|actor|typealias)\b"
+)
 
 
 def snippets(markdown: str):
@@ -27,7 +33,8 @@ def snippets(markdown: str):
             inside, current = True, []
         elif inside and line.strip() == "```":
             inside = False
-            blocks.append(current)
+            # A block inside a list item is indented; its declarations are still top-level.
+            blocks.append(textwrap.dedent("\n".join(current)).splitlines())
         elif inside:
             current.append(line)
     return blocks
@@ -43,8 +50,9 @@ def render(doc: pathlib.Path) -> str | None:
         for line in block:
             if line.startswith("import ") or line.startswith("@testable import "):
                 imports.add(line.strip())
-            elif DECL.match(line):
-                body.append("fileprivate " + line)
+            elif match := DECL.match(line):
+                attributes = match.group(1)
+                body.append(attributes + "fileprivate " + line[len(attributes):])
             else:
                 body.append(line)
         body.append("")
@@ -65,6 +73,8 @@ def main() -> int:
         text = render(doc)
         if text is not None:
             name = doc.stem.replace("-", "_").replace(".", "_")
+            if f"Doc_{name}.swift" in expected:  # docs/README.md beside the root README.md
+                name = "docs_" + name
             expected[f"Doc_{name}.swift"] = text
     if "--check" in sys.argv:
         actual = {p.name: p.read_text() for p in OUT.glob("*.swift")} if OUT.exists() else {}
