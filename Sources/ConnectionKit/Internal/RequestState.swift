@@ -13,6 +13,10 @@ struct RequestState {
     var progressHandler: (@Sendable (TransferProgress) -> Void)?
     /// `ConnectionRequest<Output>`'s completion handler, type-erased so that one lock guards it too.
     var completionHandler: (any Sendable)?
+    /// `BasicConnectionRequest.request`.
+    var oneOffRequest: URLRequest?
+    /// The URL given to `DownloadRequest(from:to:)`.
+    var downloadSource: URL?
 
     // MARK: The current run
     var phase: ConnectionState = .idle
