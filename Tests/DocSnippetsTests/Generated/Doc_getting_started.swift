@@ -32,7 +32,7 @@ fileprivate func printEvents() async {
         let events = try await FetchEvents().value()
         for event in events { print(event.name) }
     } catch {
-        print(error.localizedDescription)  // e.g. "FetchEvents failed: the server answered 404 not found."
+        print(error.localizedDescription)  // e.g. "FetchEvents failed: the server answered 404 Not Found."
     }
 }
 
