@@ -1,15 +1,30 @@
 import ConnectionKit
 import Foundation
 
-/// Where the app talks to: the embedded demo server or `--base-url`.
+/// Where the app talks to (the embedded demo server or `--base-url`), and the logged-in user's token.
 final class AppConfiguration: Sendable {
     static let shared = AppConfiguration()
+
+    /// Where every handler of the app's requests runs: a command-line tool has no main run loop to
+    /// rely on.
+    static let callbackQueue = DispatchQueue(label: "TagAlong.callbacks")
+
+    /// The credential store account the token is kept under.
+    static let tokenAccount = "tagalong-token"
+
     private let storage = Mutex<URL?>(nil)
+    private let tokenStorage = Mutex<String?>(nil)
 
     var baseURL: URL? {
         get { storage.value }
         set { storage.value = newValue }
     }
+
+    /// The logged-in user's token, if any.
+    func token() -> String? { tokenStorage.value }
+
+    /// Keeps the token of a successful login.
+    func setToken(_ token: String?) { tokenStorage.value = token }
 }
 
 /// A minimal lock-protected value for the sample's own state.
@@ -21,5 +36,9 @@ final class Mutex<Value>: @unchecked Sendable {
     var value: Value {
         get { lock.withLock { stored } }
         set { lock.withLock { stored = newValue } }
+    }
+    /// Changes the value in place, under the lock.
+    func update<Result>(_ change: (inout Value) -> Result) -> Result {
+        lock.withLock { change(&stored) }
     }
 }

@@ -2,16 +2,78 @@ import ConnectionKitTesting
 import Foundation
 
 /// The Tag Along API, served in-process on loopback so the sample runs on any machine without internet.
-enum DemoServer {
+///
+/// - `GET events.json`: the events.
+/// - `POST session.json` with Basic `ada:lovelace`: `{"token": ...}`; anything else 401 (the same
+///   answer for a wrong name and a wrong password).
+/// - `POST microposts.json` / `GET microposts.json`, with the token as the Basic user name.
+/// - `GET attachments/flyer.pdf`: 256 KiB, sent in slow chunks so that progress shows.
+final class DemoServer: Sendable {
+    static let user = "ada"
+    static let password = "lovelace"
+    static let token = "demo-token-7f3a"
+    static let flyer = TestBody.generatedBytes(length: 256 * 1024, seed: 42)
+
     static let events = [
         Event(id: 1, name: "Climbing at the quarry", date: "2026-12-05"),
         Event(id: 2, name: "Cinema: The Conversation", date: "2026-12-06"),
         Event(id: 3, name: "Board games night", date: "2026-12-09"),
     ]
 
-    static func start() throws -> TestServer {
-        let server = try TestServer.started()
-        server.route("GET", "/events.json") { _ in .json(events) }
-        return server
+    let server = TestServer()
+    private let microposts = Mutex<[Micropost]>([])
+
+    /// Starts on a port the OS picks.
+    static func started() throws -> DemoServer {
+        let demo = DemoServer()
+        demo.addRoutes()
+        try demo.server.start()
+        return demo
+    }
+
+    var baseURL: URL { server.baseURL }
+
+    /// Every micropost received so far.
+    var receivedMicroposts: [Micropost] { microposts.value }
+
+    func stop() { server.stop() }
+
+    private func addRoutes() {
+        let microposts = self.microposts
+        server.route("GET", "/events.json") { _ in .json(Self.events) }
+
+        server.route("POST", "/session.json") { request in
+            guard request.header("Authorization") == Self.basic("\(Self.user):\(Self.password)") else {
+                return .json(["error": "invalid credentials"], status: 401)
+            }
+            return .json(SessionToken(token: Self.token))
+        }
+
+        server.route("POST", "/microposts.json") { request in
+            guard request.header("Authorization") == Self.basic("\(Self.token):") else {
+                return .json(["error": "not logged in"], status: 401)
+            }
+            guard let post = try? JSONDecoder().decode(Micropost.self, from: request.body) else {
+                return .json(["error": "not a micropost"], status: 422)
+            }
+            let saved = microposts.update { posts in
+                let saved = Micropost(id: posts.count + 1, text: post.text)
+                posts.append(saved)
+                return saved
+            }
+            return .json(saved, status: 201)
+        }
+
+        server.route("GET", "/microposts.json") { _ in .json(microposts.value) }
+
+        server.route("GET", "/attachments/flyer.pdf") { _ in
+            TestResponse(
+                headers: [TestHeader("Content-Type", "application/pdf")],
+                body: .drip(Self.flyer, chunkSize: 16 * 1024, interval: 0.05))
+        }
+    }
+
+    private static func basic(_ credentials: String) -> String {
+        "Basic " + Data(credentials.utf8).base64EncodedString()
     }
 }

@@ -1,21 +1,64 @@
 import ConnectionKit
-import ConnectionKitTesting
 import Foundation
 
-let server = try DemoServer.start()
-AppConfiguration.shared.baseURL = server.baseURL
-Terminal.line("Tag Along demo API on \(server.baseURL.absoluteString)")
-
-let exitCode: Int32
+let options: Options
 do {
-    let events = try await FetchEvents().value()
-    Terminal.line("Events:")
-    for event in events {
-        Terminal.line("  \(event.date)  \(event.name)")
-    }
-    exitCode = 0
+    options = try Options.parse(Array(CommandLine.arguments.dropFirst()))
 } catch {
-    exitCode = 1
+    Terminal.error("\(error)\n\n\(Options.usage)")
+    exit(2)
 }
-server.stop()
-exit(exitCode)
+
+if options.command == .help {
+    Terminal.line(Options.usage)
+    exit(0)
+}
+
+/// The embedded demo server, unless `--base-url` points elsewhere.
+let demoServer: DemoServer?
+if let baseURL = options.baseURL {
+    demoServer = nil
+    AppConfiguration.shared.baseURL = baseURL
+} else {
+    do {
+        let server = try DemoServer.started()
+        demoServer = server
+        AppConfiguration.shared.baseURL = server.baseURL
+        Terminal.line("Tag Along demo API on \(server.baseURL.absoluteString)")
+    } catch {
+        Terminal.error("could not start the demo server: \(error)")
+        exit(1)
+    }
+}
+
+let workDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("TagAlong-\(UUID().uuidString)")
+try? FileManager.default.createDirectory(at: workDirectory, withIntermediateDirectories: true)
+
+let succeeded: Bool
+switch options.command {
+case .demo:
+    if let demoServer {
+        succeeded = await Demo(server: demoServer, workDirectory: workDirectory).run()
+    } else {
+        succeeded = false
+    }
+case .events:
+    succeeded = await Commands.events()
+case .login(let user, let password):
+    succeeded = await Commands.login(user: user, password: password)
+case .post(let text):
+    succeeded = await Commands.post(text: text)
+case .download(let destination):
+    let file = destination.map { URL(fileURLWithPath: $0) }
+        ?? URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent("flyer.pdf")
+    succeeded = await Commands.download(to: file)
+case .help:
+    succeeded = true
+}
+
+if options.debug {
+    Commands.printRegistry()
+}
+demoServer?.stop()
+try? FileManager.default.removeItem(at: workDirectory)
+exit(succeeded ? 0 : 1)

@@ -1,0 +1,67 @@
+import ConnectionKit
+import Foundation
+
+/// The app's commands. Each returns whether it succeeded; failures were already reported by
+/// `TagAlongRequest.handleConnectionError(_:)`.
+enum Commands {
+    /// `events`: lists the events.
+    static func events() async -> Bool {
+        guard let events = try? await FetchEvents().value() else { return false }
+        Terminal.line("Events:")
+        for event in events {
+            Terminal.line("  \(event.date)  \(event.name)")
+        }
+        return !events.isEmpty
+    }
+
+    /// `login`: logs in and keeps the token. A wrong name or password gets the generic message that
+    /// ConnectionKit gives every 401/403, never which of the two was wrong.
+    static func login(user: String, password: String) async -> Bool {
+        do {
+            let session = try await LogIn(user: user, password: password).value()
+            AppConfiguration.shared.setToken(session.token)
+            Terminal.line("Logged in as \(user).")
+            return true
+        } catch {
+            return false
+        }
+    }
+
+    /// `post`: posts a micropost as the logged-in user.
+    static func post(text: String) async -> Bool {
+        guard AppConfiguration.shared.token() != nil else {
+            Terminal.error("log in first: TagAlong login --user U --password P")
+            return false
+        }
+        guard let saved = try? await CreateMicropost(text: text).value() else { return false }
+        Terminal.line("Posted micropost #\(saved.id ?? 0): \(saved.text)")
+        return true
+    }
+
+    /// `download`: saves the flyer to `destination` with a progress bar; checks the size it was told.
+    static func download(to destination: URL) async -> Bool {
+        let download = DownloadFlyer(to: destination)
+        download.progressHandler = { progress in
+            if progress.direction == .download { Terminal.progressBar(progress) }
+        }
+        do {
+            let file = try await download.value()
+            Terminal.endProgressBar()
+            let size = (try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int) ?? nil
+            Terminal.line("Saved \(size.map { "\($0) bytes" } ?? "the flyer") to \(file.path)")
+            return size != nil
+        } catch {
+            Terminal.endProgressBar()
+            return false
+        }
+    }
+
+    /// `--debug`: what the registry holds right now.
+    static func printRegistry() {
+        let snapshots = ConnectionRegistry.shared.snapshot()
+        Terminal.line("\nRegistry: \(snapshots.count) live request(s)")
+        for snapshot in snapshots {
+            Terminal.line("  \(snapshot.typeName) \(snapshot.method) \(snapshot.redactedURL ?? "-") \(snapshot.state)")
+        }
+    }
+}
