@@ -56,6 +56,7 @@ extension AnyConnectionRequest {
             state.dateFinished = nil
             state.deadline = nil
             state.resetTransferCounters()
+            state.refreshedAuthorization = false
             if let waiter { state.waiters.append(Waiter(run: state.run, resume: waiter)) }
             return (state.run, state.callbackQueue)
         }
@@ -106,10 +107,13 @@ extension AnyConnectionRequest {
 
     /// Calls `makeURLRequest()`, applies authorization and ConnectionKit's checks.
     private func prepareRequest() throws -> URLRequest {
+        // Read before `authorization`: a refresh ending in between then only causes a needless retry.
+        let generation = authorizationRefresher?.generation
         var request = try makeURLRequest()
         if request.value(forHTTPHeaderField: "Authorization") == nil, let authorization {
             request.setValue(authorization.headerValue, forHTTPHeaderField: "Authorization")
         }
+        storage.withLock { $0.authorizationGeneration = generation }
         try RequestChecks.check(&request, timeoutInterval: timeoutInterval)
         return request
     }
@@ -118,18 +122,22 @@ extension AnyConnectionRequest {
     func beginTransfer(run: UInt64, request: URLRequest) {
         let redacted = Redaction.redactedURL(request.url, secretQueryItems: secretQueryItems)
         let receiver = TransferContext(request: self, run: run, fileDestination: fileDestination)
-        let serial: UInt64? = storage.withLock { state in
+        let sending: (serial: UInt64, bodyFile: URL?)? = storage.withLock { state in
             guard state.run == run, state.phase == .running else { return nil }
             state.transferSerial &+= 1
             state.sentRequest = request
             state.redactedURL = redacted
             state.urlResponse = nil
             state.resetTransferCounters()
-            return state.transferSerial
+            return (state.transferSerial, state.bodyFile)
         }
-        guard let serial else { return }
+        guard let sending else { return }
+        let serial = sending.serial
         receiver.serial = serial
-        let handle = transport.startTransfer(request, receiver: receiver)
+        // A redirect that turned the request into a GET sends no body.
+        let method = request.httpMethod?.uppercased() ?? "GET"
+        let bodyFile = request.httpBody == nil && method != "GET" && method != "HEAD" ? sending.bodyFile : nil
+        let handle = transport.startTransfer(request, bodyFile: bodyFile, receiver: receiver)
         let transfer = ActiveTransfer(handle: handle, context: receiver)
         let stale: Bool = storage.withLock { state in
             guard state.isCurrent(run: run, serial: serial) else { return true }
@@ -168,6 +176,7 @@ extension AnyConnectionRequest {
     /// Asks ``retryDecision(for:attempt:response:)`` and either waits and retries, or ends the run.
     func retryOrFail(run: UInt64, attempt: Int, error: ConnectionError, response: HTTPURLResponse?) {
         let error = contextualize(error)
+        if refreshAuthorization(run: run, attempt: attempt, after: error) { return }
         guard case .retry(let delay) = retryDecision(for: error, attempt: attempt, response: response) else {
             finish(run: run, outcome: .failure(error))
             return
@@ -264,7 +273,8 @@ extension AnyConnectionRequest {
         if case .failure(let error) = outcome {
             outcome = .failure(contextualize(error))
         }
-        let ending: (queue: DispatchQueue, transfer: ActiveTransfer?, timers: [any DispatchSourceTimer])? =
+        let ending:
+            (queue: DispatchQueue, transfer: ActiveTransfer?, timers: [any DispatchSourceTimer], bodyFile: URL?)? =
             storage.withLock { state in
                 guard state.run == run, state.phase == .running else { return nil }
                 state.phase = outcome.phase
@@ -272,11 +282,13 @@ extension AnyConnectionRequest {
                 state.transferSerial &+= 1
                 let transfer = state.transfer
                 state.transfer = nil
-                return (state.callbackQueue, transfer, state.takeTimers())
+                defer { (state.bodyFile, state.bodyFileContentType) = (nil, nil) }
+                return (state.callbackQueue, transfer, state.takeTimers(), state.bodyFile)
             }
         guard let ending else { return false }
         ending.transfer?.abandon()
         ending.timers.forEach { $0.cancel() }
+        if let bodyFile = ending.bodyFile { try? FileManager.default.removeItem(at: bodyFile) }
         if let commit {
             do {
                 try commit()

@@ -44,6 +44,16 @@ struct RequestState {
     /// Waiters of the run whose ending is being delivered right now.
     var deliveringWaiters: [Waiter] = []
 
+    // MARK: Client: authorization refresh and body file
+    /// The ``AuthorizationRefresher`` generation when the current attempt's authorization was applied.
+    var authorizationGeneration: UInt64?
+    /// Whether this run already retried after a refresh (it retries once).
+    var refreshedAuthorization = false
+    /// The run's assembled multipart body, uploaded from disk; deleted when the run ends.
+    var bodyFile: URL?
+    /// The `Content-Type` (with its boundary) that `bodyFile` was assembled with.
+    var bodyFileContentType: String?
+
     struct DirectionCounters {
         var completed: Int64 = 0
         var expected: Int64?
