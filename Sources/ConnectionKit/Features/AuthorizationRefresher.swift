@@ -97,7 +97,7 @@ public final class AuthorizationRefresher: Sendable {
                     if case .failure(let error) = result { state.lastFailure = error } else { state.lastFailure = nil }
                     return state.waiters ?? []
                 }
-                waiters.forEach { $0(result) }
+                for waiter in waiters { waiter(result) }
             }
         }
     }

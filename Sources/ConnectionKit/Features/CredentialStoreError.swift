@@ -25,7 +25,8 @@ public struct CredentialStoreError: Error, Sendable, LocalizedError, CustomStrin
     public var errorDescription: String? {
         switch kind {
         case .corruptFile(let url):
-            return "The credential file at \(url.path) is corrupt and cannot be read. Delete it or store a new credential."
+            return
+                "The credential file at \(url.path) is corrupt and cannot be read. Delete it or store a new credential."
         case .fileSystem(let url, let error):
             return "The credential file at \(url.path) could not be accessed: \(error.localizedDescription)"
         case .keychain(let status):

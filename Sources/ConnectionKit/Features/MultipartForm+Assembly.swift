@@ -9,7 +9,8 @@ extension MultipartForm {
     func write(to destination: URL) throws {
         guard FileManager.default.createFile(atPath: destination.path, contents: nil) else {
             throw ConnectionError(
-                .fileSystem(underlying: CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: destination.path])))
+                .fileSystem(underlying: CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: destination.path]))
+            )
         }
         do {
             let output = try FileHandle(forWritingTo: destination)

@@ -65,7 +65,8 @@ public struct MultipartForm: Sendable {
         name: String, fileURL: URL, filename: String? = nil, contentType: String = "application/octet-stream"
     ) {
         parts.append(
-            Part(name: name, filename: filename ?? fileURL.lastPathComponent, contentType: contentType,
+            Part(
+                name: name, filename: filename ?? fileURL.lastPathComponent, contentType: contentType,
                 content: .file(fileURL)))
     }
 

@@ -109,7 +109,9 @@ struct AuthorizationRefreshTests {
             }
             request.failureHandler = { error in
                 let connectionError = error as? ConnectionError
-                if connectionError?.underlyingError is AuthorizationRefreshError, connectionError?.isAuthenticationFailure == true {
+                if connectionError?.underlyingError is AuthorizationRefreshError,
+                    connectionError?.isAuthenticationFailure == true
+                {
                     failures.increment()
                 } else {
                     Issue.record("unexpected error: \(error)")

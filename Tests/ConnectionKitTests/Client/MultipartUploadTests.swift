@@ -78,7 +78,8 @@ struct MultipartUploadTests {
         defer { try? handle.close() }
         var offset = 0
         while offset < Self.fileSize {
-            try handle.write(contentsOf: TestBody.generatedBytes(offset: Int64(offset), count: Self.chunk, seed: Self.seed))
+            try handle.write(
+                contentsOf: TestBody.generatedBytes(offset: Int64(offset), count: Self.chunk, seed: Self.seed))
             offset += Self.chunk
         }
     }

@@ -73,7 +73,8 @@ struct URLCompositionTests {
 
     @Test func existingQueryOfTheBaseIsKeptFirst() {
         let items = [URLQueryItem(name: "page", value: "2")]
-        #expect(composed("https://h.example/v1/?key=abc", "events", items) == "https://h.example/v1/events?key=abc&page=2")
+        #expect(
+            composed("https://h.example/v1/?key=abc", "events", items) == "https://h.example/v1/events?key=abc&page=2")
         #expect(composed("https://h.example/v1/?key=abc", "events") == "https://h.example/v1/events?key=abc")
     }
 
