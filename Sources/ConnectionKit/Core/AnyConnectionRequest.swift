@@ -32,7 +32,7 @@ open class AnyConnectionRequest: @unchecked Sendable, CustomDebugStringConvertib
     // MARK: - Hooks: what to send
 
     /// The endpoint's URL: the one hook an endpoint must provide. Default: ``baseURL`` joined with
-    /// ``path`` and ``queryItems`` (see `docs/client.md`), or `nil` when ``baseURL`` is `nil`.
+    /// ``path`` and ``queryItems`` (see `docs/client-and-authorization.md`), or `nil` when ``baseURL`` is `nil`.
     /// A `nil` URL fails the request with `ConnectionError.invalidRequest` naming the class.
     open var url: URL? {
         guard let baseURL else { return nil }

@@ -159,4 +159,23 @@ struct FailureHandlingTests {
         #expect(received.header("Content-Type")?.hasPrefix("multipart/form-data; boundary=") == true)
         #expect(received.body.count > 300_000)
     }
+
+    @Test func searchSendsAQueryAndSignInAFormWithoutAuthorization() async throws {
+        let server = try TestServer.started()
+        defer { server.stop() }
+        server.route("GET", "/v2/events/search") { _ in .jsonString("[]") }
+        server.route("POST", "/v2/auth/sign-in") { _ in .jsonString(#"{"token":"abc"}"#) }
+        let environment = environment(server, Reports())
+        let search = SearchEvents(environment: environment)
+        search.callbackQueue = queue
+        #expect(try await search.value() == [])
+        let signIn = SignIn(environment: environment, user: "ada", password: "p&ss word")
+        signIn.callbackQueue = queue
+        #expect(try await signIn.value().token == "abc")
+        #expect(server.receivedRequests("/v2/events/search").first?.query == "q=jazz%20%26%20blues")
+        let received = try #require(server.receivedRequests("/v2/auth/sign-in").first)
+        #expect(received.bodyString == "user=ada&password=p%26ss%20word")
+        #expect(received.header("Authorization") == nil)
+        #expect(received.header("Content-Type") == "application/x-www-form-urlencoded; charset=utf-8")
+    }
 }

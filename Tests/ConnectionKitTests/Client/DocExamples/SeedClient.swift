@@ -190,3 +190,78 @@ final class RenewToken: JSONConnectionRequest<RenewedToken>, @unchecked Sendable
     override var httpMethod: HTTPMethod { .post }
     override var requestBody: RequestBody? { .form([URLQueryItem(name: "refresh_token", value: refreshToken)]) }
 }
+
+// MARK: - Snippet: usage
+
+/// The production environment; credentials in a 0600 file under Application Support.
+func makeProductionEnvironment() throws -> SeedEnvironment {
+    guard let baseURL = URL(string: "https://api.seed.example/v2/") else { throw URLError(.badURL) }
+    let support = try FileManager.default.url(
+        for: .applicationSupportDirectory, in: .userDomainMask, appropriateFor: nil, create: true)
+    return SeedEnvironment(
+        baseURL: baseURL,
+        credentials: FileCredentialStore(fileURL: support.appendingPathComponent("Seed/credentials.json")),
+        report: { request, error in print("\(request) failed: \(error)") })
+}
+
+func showEvents(environment: SeedEnvironment) async {
+    // Callback style: handlers run on `callbackQueue` (the main queue by default).
+    let fetch = FetchEvents(environment: environment, page: 2)
+    fetch.completionHandler = { events in print("\(events.count) events") }
+    fetch.failureHandler = { error in print("failed: \(error)") }  // already a SeedError, already reported
+    fetch.start()
+
+    // async style: throws the same mapped error.
+    do {
+        let event = try await CreateEvent(environment: environment, draft: EventDraft(name: "Launch")).value()
+        print("created event \(event.id)")
+    } catch SeedError.rejected(_, let message) {
+        print(message)  // "That name is taken."
+    } catch SeedError.signInRequired {
+        print("Please sign in again.")
+    } catch {
+        print(error)
+    }
+}
+
+// MARK: - Snippet: more bodies
+
+/// `GET events/search?q=jazz%20%26%20blues`
+final class SearchEvents: SeedRequest<[Event]>, @unchecked Sendable {
+    override var path: String { "events/search" }
+    override var requestBody: RequestBody? { .query([URLQueryItem(name: "q", value: "jazz & blues")]) }
+}
+
+/// `POST auth/sign-in` with a form body; it sends no authorization (the credentials are the body).
+final class SignIn: SeedRequest<RenewedToken>, @unchecked Sendable {
+    // Safe: immutable after init.
+    let user: String
+    let password: String
+
+    init(environment: SeedEnvironment, user: String, password: String) {
+        self.user = user
+        self.password = password
+        super.init(environment: environment)
+    }
+
+    override var httpMethod: HTTPMethod { .post }
+    override var path: String { "auth/sign-in" }
+    override var authorization: Authorization? { nil }
+    override var authorizationRefresher: AuthorizationRefresher? { nil }
+    override var requestBody: RequestBody? {
+        .form([URLQueryItem(name: "user", value: user), URLQueryItem(name: "password", value: password)])
+    }
+}
+
+// MARK: - Snippet: credential store
+
+/// Keeps the token; a corrupt file is removed so that the user simply signs in again.
+func storedToken(in store: FileCredentialStore) throws -> String? {
+    do {
+        return try store.credential(for: "token")
+    } catch let error as CredentialStoreError {
+        guard case .corruptFile = error.kind else { throw error }
+        try FileManager.default.removeItem(at: store.fileURL)
+        return nil
+    }
+}
