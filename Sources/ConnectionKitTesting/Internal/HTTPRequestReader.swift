@@ -49,13 +49,15 @@ struct HTTPRequestReader {
         if digestsBody(request.request.path) {
             var digest = TestBodyDigest()
             if isChunked {
-                digest.update(try readChunkedBody())
+                try readChunkedBody { digest.update($0) }
             } else {
                 try readStreaming(contentLength) { digest.update($0) }
             }
             request.request.bodyDigest = digest
         } else if isChunked {
-            request.request.body = try readChunkedBody()
+            var body = Data()
+            try readChunkedBody { body.append(contentsOf: $0) }
+            request.request.body = body
         } else if contentLength > 0 {
             request.request.body = Data(try readExactly(contentLength))
         }
@@ -136,8 +138,8 @@ struct HTTPRequestReader {
 
     // MARK: - Body
 
-    private mutating func readChunkedBody() throws -> Data {
-        var body = Data()
+    /// Reads a chunked body, handing each chunk's bytes over piece by piece as they arrive.
+    private mutating func readChunkedBody(_ consume: (ArraySlice<UInt8>) -> Void) throws {
         while true {
             let sizeLine = try readLine()
             let sizeText = sizeLine.split(separator: ";", maxSplits: 1).first.map(String.init) ?? ""
@@ -146,9 +148,9 @@ struct HTTPRequestReader {
             }
             if size == 0 {
                 while try !readLine().isEmpty {}
-                return body
+                return
             }
-            body.append(contentsOf: try readExactly(size))
+            try readStreaming(size, consume)
             guard try readLine().isEmpty else { throw ConnectionEnd.malformedRequest }
         }
     }
