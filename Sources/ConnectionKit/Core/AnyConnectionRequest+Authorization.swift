@@ -21,13 +21,18 @@ extension AnyConnectionRequest {
         guard let sentWith else { return false }
         ConnectionRegistry.shared.emit(.retried(attempt: attempt + 1, after: 0, error: error), for: self)
         refresher.refresh(after: sentWith ?? refresher.generation) { [weak self] result in
+            // Off the refresher's task (the next attempt may assemble a large multipart body) and off the
+            // caller's stack (the outcome may be known at once).
             guard let self else { return }
-            switch result {
-            case .success:
-                self.beginAttempt(run: run)
-            case .failure(let failure):
-                let error = ConnectionError(.other(underlying: AuthorizationRefreshError(underlyingError: failure)))
-                self.finish(run: run, outcome: .failure(error))
+            ConnectionQueues.processing.async {
+                switch result {
+                case .success:
+                    self.beginAttempt(run: run)
+                case .failure(let failure):
+                    let error = ConnectionError(
+                        .other(underlying: AuthorizationRefreshError(underlyingError: failure)))
+                    self.finish(run: run, outcome: .failure(error))
+                }
             }
         }
         return true

@@ -91,7 +91,7 @@ struct AuthorizationRefreshTests {
         #expect(received.filter { $0.header("Authorization") == "Bearer fresh" }.count == 50)
     }
 
-    @Test func aFailedRefreshFailsEveryWaitingRequestOnce() throws {
+    @Test func aFailedRefreshFailsEveryWaitingRequestOnce() async throws {
         let server = try TestServer.started()
         defer { server.stop() }
         server.route("GET", "/data") { _ in .status(401, body: "expired") }
@@ -124,7 +124,7 @@ struct AuthorizationRefreshTests {
             ended.enter()
             request.start()
         }
-        #expect(ended.wait(timeout: .now() + 60) == .success, "not every request ended")
+        #expect(await ClientWait.left(ended, within: 60), "not every request ended")
         // Anything delivered twice would have run on `queue` by now.
         queue.sync {}
         #expect(failures.value == 50)
@@ -144,5 +144,52 @@ struct AuthorizationRefreshTests {
         #expect(error.statusCode == 401)
         #expect(server.hits("/data") == 2)
         #expect(StubbornAPI.refresher.refreshCount == 1)
+    }
+}
+
+/// A superclass whose refresh waits until the test lets it go.
+private final class WaitingAPI: ConnectionRequest<Data>, @unchecked Sendable {
+    // Safe: immutable after init.
+    static let entered = DispatchSemaphore(value: 0)
+    static let release = DispatchSemaphore(value: 0)
+    static let refresher = AuthorizationRefresher {
+        entered.signal()
+        // Stands for a slow renewal; the test always releases it.
+        _ = await ClientWait.signalled(release, within: 30)
+    }
+    let target: URL
+
+    init(_ target: URL) {
+        self.target = target
+        super.init()
+    }
+
+    override var url: URL? { target }
+    override var authorization: Authorization? { .bearer("expired") }
+    override var authorizationRefresher: AuthorizationRefresher? { Self.refresher }
+}
+
+@Suite("Authorization refresh: cancelling")
+struct AuthorizationRefreshCancelTests {
+    @Test func cancellingARequestWaitingForTheRefreshEndsItAtOnce() async throws {
+        let server = try TestServer.started()
+        defer { server.stop() }
+        server.route("GET", "/data") { _ in .status(401, body: "expired") }
+        let request = WaitingAPI(server.url("/data"))
+        request.callbackQueue = DispatchQueue(label: "AuthorizationRefreshCancelTests")
+        let ended = DispatchSemaphore(value: 0)
+        let cancelled = ClientCounter()
+        request.failureHandler = { error in
+            if (error as? ConnectionError)?.isCancelled == true { cancelled.increment() }
+            ended.signal()
+        }
+        request.start()
+        #expect(await ClientWait.signalled(WaitingAPI.entered, within: 30), "the refresh never started")
+        request.cancel()
+        #expect(await ClientWait.signalled(ended, within: 10), "the cancelled request did not end")
+        WaitingAPI.release.signal()
+        #expect(cancelled.value == 1)
+        #expect(request.state == .cancelled)
+        #expect(server.hits("/data") == 1)
     }
 }
