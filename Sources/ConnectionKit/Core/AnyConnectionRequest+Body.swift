@@ -30,8 +30,12 @@ extension AnyConnectionRequest {
             request.httpBody = data
         case .multipart(let form):
             try Self.rejectBody(on: request)
-            request.httpBody = nil
-            contentType = try prepareBodyFile(for: form)
+            if let small = try form.smallBody() {
+                request.httpBody = small
+            } else {
+                request.httpBody = nil
+                contentType = try prepareBodyFile(for: form)
+            }
         }
         try Self.rejectBody(on: request)
         if request.value(forHTTPHeaderField: "Content-Type") == nil, let contentType {

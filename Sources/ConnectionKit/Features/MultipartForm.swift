@@ -8,9 +8,9 @@ import Foundation
 /// form.addFile(name: "photo", fileURL: photoURL, contentType: "image/jpeg")
 /// ```
 ///
-/// Returned as ``RequestBody/multipart(_:)``, the form is written to a temporary file (files copied in 64 KiB
-/// pieces) and uploaded from there with upload progress; the temporary file is deleted when the run ends.
-/// Memory use does not grow with the size of the files.
+/// Returned as ``RequestBody/multipart(_:)``, a form of up to 4 MiB in all is sent from memory; a larger one is
+/// written to a temporary file (files copied in 64 KiB pieces) and uploaded from there with upload progress, and
+/// the temporary file is deleted when the run ends. Memory use does not grow with the size of the files.
 public struct MultipartForm: Sendable {
     /// One part of the form.
     public struct Part: Sendable {

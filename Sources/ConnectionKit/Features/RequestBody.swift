@@ -9,7 +9,7 @@ import Foundation
 /// | ``query(_:)`` | appended to the URL's query (any method; the one to use for GET, HEAD, DELETE) | none |
 /// | ``form(_:)`` | body | `application/x-www-form-urlencoded; charset=utf-8` |
 /// | ``json(_:)`` | body | `application/json` |
-/// | ``multipart(_:)`` | body, assembled in a temporary file and streamed from disk | `multipart/form-data; boundary=…` |
+/// | ``multipart(_:)`` | body; above 4 MiB assembled in a temporary file and streamed from disk | `multipart/form-data; boundary=…` |
 /// | ``data(_:contentType:)`` | body | the one given |
 ///
 /// A body on a `GET` or `HEAD` fails the request with `invalidRequest`.
@@ -20,7 +20,8 @@ public enum RequestBody: Sendable {
     case form([URLQueryItem])
     /// A value encoded with a `JSONEncoder` (sorted keys, default strategies).
     case json(any Encodable & Sendable)
-    /// Text fields and files; files are copied from disk in 64 KiB pieces, never held in memory.
+    /// Text fields and files. Up to 4 MiB in all it is sent from memory; above, it is assembled in a temporary
+    /// file (files copied in 64 KiB pieces, never held in memory) and streamed from disk.
     case multipart(MultipartForm)
     /// Raw bytes with their content type.
     case data(Data, contentType: String)

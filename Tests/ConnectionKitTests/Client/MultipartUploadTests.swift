@@ -151,12 +151,15 @@ struct MultipartUploadTests {
         let server = try TestServer.started()
         defer { server.stop() }
         server.route("POST", "/upload") { _ in .status(500, body: "no") }
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("MultipartUploadTests-\(UUID()).bin")
+        try Data(repeating: 1, count: 5 * 1024 * 1024).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
         var form = MultipartForm()
-        form.addData(name: "f", data: Data(repeating: 1, count: 100_000), filename: "f.bin")
+        form.addFile(name: "f", fileURL: file)
         let request = UploadFile(server.url("/upload"), form: form)
         let error = try await #require(throws: ConnectionError.self) { try await request.value() }
         #expect(error.statusCode == 500)
-        #expect((server.receivedRequests("/upload").first?.body.count ?? 0) > 100_000)
+        #expect((server.receivedRequests("/upload").first?.body.count ?? 0) > 5 * 1024 * 1024)
         #expect(leftoverBodyFiles().isEmpty)
     }
 }
