@@ -178,4 +178,21 @@ struct FailureHandlingTests {
         #expect(received.header("Authorization") == nil)
         #expect(received.header("Content-Type") == "application/x-www-form-urlencoded; charset=utf-8")
     }
+
+    @Test func theArticleShowsExactlyThisCode() throws {
+        let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        let root = folder.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let article = try String(
+            contentsOf: root.appendingPathComponent("docs/client-and-authorization.md"), encoding: .utf8)
+        let source = try String(
+            contentsOf: folder.appendingPathComponent("DocExamples/SeedClient.swift"), encoding: .utf8)
+        let snippets = source.components(separatedBy: "// MARK: - Snippet: ").dropFirst()
+        #expect(snippets.count == 8)
+        for snippet in snippets {
+            let lines = snippet.split(separator: "\n", omittingEmptySubsequences: false)
+            let code = lines.dropFirst().joined(separator: "\n").trimmingCharacters(in: .newlines)
+            #expect(
+                article.contains("```swift\n" + code + "\n```"), "docs/client-and-authorization.md lacks \(lines[0])")
+        }
+    }
 }
