@@ -30,7 +30,9 @@ private class RenewingAPI: ConnectionRequest<Data>, @unchecked Sendable {
     override var authorizationRefresher: AuthorizationRefresher? { Self.refresher }
 }
 
-private final class FetchRenewed: RenewingAPI, @unchecked Sendable {}
+private final class FetchRenewed: RenewingAPI, @unchecked Sendable {
+    // Safe: no stored state of its own.
+}
 
 /// An app superclass whose refresh always fails.
 private class FailingAPI: ConnectionRequest<Data>, @unchecked Sendable {
@@ -48,7 +50,9 @@ private class FailingAPI: ConnectionRequest<Data>, @unchecked Sendable {
     override var authorizationRefresher: AuthorizationRefresher? { Self.refresher }
 }
 
-private final class FetchFailing: FailingAPI, @unchecked Sendable {}
+private final class FetchFailing: FailingAPI, @unchecked Sendable {
+    // Safe: no stored state of its own.
+}
 
 /// A superclass whose server keeps refusing even the renewed token.
 private final class StubbornAPI: ConnectionRequest<Data>, @unchecked Sendable {

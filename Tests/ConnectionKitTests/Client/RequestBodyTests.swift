@@ -51,9 +51,12 @@ private class SeedAPI: ConnectionRequest<Data>, @unchecked Sendable {
     }
 }
 
-private final class FetchPlain: SeedAPI, @unchecked Sendable {}
+private final class FetchPlain: SeedAPI, @unchecked Sendable {
+    // Safe: no stored state of its own.
+}
 
 private final class FetchCSV: SeedAPI, @unchecked Sendable {
+    // Safe: no stored state of its own.
     override var requestHeaderFields: [String: String] { ["accept": "text/csv"] }
 }
 

@@ -228,6 +228,7 @@ func showEvents(environment: SeedEnvironment) async {
 
 /// `GET events/search?q=jazz%20%26%20blues`
 final class SearchEvents: SeedRequest<[Event]>, @unchecked Sendable {
+    // Safe: no stored state of its own.
     override var path: String { "events/search" }
     override var requestBody: RequestBody? { .query([URLQueryItem(name: "q", value: "jazz & blues")]) }
 }
