@@ -14,8 +14,8 @@ extension AnyConnectionRequest {
     func refreshAuthorization(run: UInt64, attempt: Int, after error: ConnectionError) -> Bool {
         guard error.statusCode == 401, let refresher = authorizationRefresher else { return false }
         let sentWith: UInt64?? = storage.withLock { state in
-            guard state.run == run, state.phase == .running, !state.refreshedAuthorization else { return nil }
-            state.refreshedAuthorization = true
+            guard state.run == run, state.phase == .running, state.refreshedRun != run else { return nil }
+            state.refreshedRun = run
             return .some(state.authorizationGeneration)
         }
         guard let sentWith else { return false }

@@ -56,7 +56,6 @@ extension AnyConnectionRequest {
             state.dateFinished = nil
             state.deadline = nil
             state.resetTransferCounters()
-            state.refreshedAuthorization = false
             if let waiter { state.waiters.append(Waiter(run: state.run, resume: waiter)) }
             return (state.run, state.callbackQueue)
         }
@@ -107,9 +106,9 @@ extension AnyConnectionRequest {
 
     /// Calls `makeURLRequest()`, applies authorization and ConnectionKit's checks.
     private func prepareRequest() throws -> URLRequest {
+        var request = try makeURLRequest()
         // Read before `authorization`: a refresh ending in between then only causes a needless retry.
         let generation = authorizationRefresher?.generation
-        var request = try makeURLRequest()
         if request.value(forHTTPHeaderField: "Authorization") == nil, let authorization {
             request.setValue(authorization.headerValue, forHTTPHeaderField: "Authorization")
         }
@@ -122,22 +121,18 @@ extension AnyConnectionRequest {
     func beginTransfer(run: UInt64, request: URLRequest) {
         let redacted = Redaction.redactedURL(request.url, secretQueryItems: secretQueryItems)
         let receiver = TransferContext(request: self, run: run, fileDestination: fileDestination)
-        let sending: (serial: UInt64, bodyFile: URL?)? = storage.withLock { state in
+        let serial: UInt64? = storage.withLock { state in
             guard state.run == run, state.phase == .running else { return nil }
             state.transferSerial &+= 1
             state.sentRequest = request
             state.redactedURL = redacted
             state.urlResponse = nil
             state.resetTransferCounters()
-            return (state.transferSerial, state.bodyFile)
+            return state.transferSerial
         }
-        guard let sending else { return }
-        let serial = sending.serial
+        guard let serial else { return }
         receiver.serial = serial
-        // A redirect that turned the request into a GET sends no body.
-        let method = request.httpMethod?.uppercased() ?? "GET"
-        let bodyFile = request.httpBody == nil && method != "GET" && method != "HEAD" ? sending.bodyFile : nil
-        let handle = transport.startTransfer(request, bodyFile: bodyFile, receiver: receiver)
+        let handle = transport.startTransfer(request, bodyFile: bodyFile(for: request, run: run), receiver: receiver)
         let transfer = ActiveTransfer(handle: handle, context: receiver)
         let stale: Bool = storage.withLock { state in
             guard state.isCurrent(run: run, serial: serial) else { return true }
@@ -273,8 +268,7 @@ extension AnyConnectionRequest {
         if case .failure(let error) = outcome {
             outcome = .failure(contextualize(error))
         }
-        let ending:
-            (queue: DispatchQueue, transfer: ActiveTransfer?, timers: [any DispatchSourceTimer], bodyFile: URL?)? =
+        let ending: (queue: DispatchQueue, transfer: ActiveTransfer?, timers: [any DispatchSourceTimer])? =
             storage.withLock { state in
                 guard state.run == run, state.phase == .running else { return nil }
                 state.phase = outcome.phase
@@ -282,13 +276,12 @@ extension AnyConnectionRequest {
                 state.transferSerial &+= 1
                 let transfer = state.transfer
                 state.transfer = nil
-                defer { (state.bodyFile, state.bodyFileContentType) = (nil, nil) }
-                return (state.callbackQueue, transfer, state.takeTimers(), state.bodyFile)
+                return (state.callbackQueue, transfer, state.takeTimers())
             }
         guard let ending else { return false }
         ending.transfer?.abandon()
         ending.timers.forEach { $0.cancel() }
-        if let bodyFile = ending.bodyFile { try? FileManager.default.removeItem(at: bodyFile) }
+        discardAssembledBody(of: run)
         if let commit {
             do {
                 try commit()

@@ -47,12 +47,10 @@ struct RequestState {
     // MARK: Client: authorization refresh and body file
     /// The ``AuthorizationRefresher`` generation when the current attempt's authorization was applied.
     var authorizationGeneration: UInt64?
-    /// Whether this run already retried after a refresh (it retries once).
-    var refreshedAuthorization = false
-    /// The run's assembled multipart body, uploaded from disk; deleted when the run ends.
-    var bodyFile: URL?
-    /// The `Content-Type` (with its boundary) that `bodyFile` was assembled with.
-    var bodyFileContentType: String?
+    /// The run that already retried after a refresh (a run retries once).
+    var refreshedRun: UInt64?
+    /// A multipart body assembled on disk, uploaded from there; deleted when its run ends.
+    var assembledBody: AssembledBody?
 
     struct DirectionCounters {
         var completed: Int64 = 0
