@@ -162,4 +162,31 @@ struct MultipartUploadTests {
         #expect((server.receivedRequests("/upload").first?.body.count ?? 0) > 5 * 1024 * 1024)
         #expect(leftoverBodyFiles().isEmpty)
     }
+
+    @Test func a307RedirectSendsTheFileBodyAgainAnd303DropsIt() async throws {
+        let server = try TestServer.started()
+        defer { server.stop() }
+        server.route("POST", "/old") { _ in .redirect(to: "/new", status: 307) }
+        server.route("POST", "/new") { _ in .text("kept") }
+        server.route("POST", "/see-other") { _ in .redirect(to: "/landing", status: 303) }
+        server.route("GET", "/landing") { _ in .text("landed") }
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("MultipartUploadTests-\(UUID()).bin")
+        try TestBody.generatedBytes(length: 5 * 1024 * 1024, seed: 3).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        var form = MultipartForm(boundary: "redirected")
+        form.addFile(name: "f", fileURL: file)
+
+        let kept = try await UploadFile(server.url("/old"), form: form).value()
+        #expect(String(decoding: kept, as: UTF8.self) == "kept")
+        let first = try #require(server.receivedRequests("/old").first)
+        let second = try #require(server.receivedRequests("/new").first)
+        #expect(first.body.count > 5 * 1024 * 1024)
+        #expect(second.body == first.body)
+        #expect(second.header("Content-Type") == "multipart/form-data; boundary=redirected")
+
+        let landed = try await UploadFile(server.url("/see-other"), form: form).value()
+        #expect(String(decoding: landed, as: UTF8.self) == "landed")
+        #expect(server.receivedRequests("/landing").first?.body.isEmpty == true)
+        #expect(leftoverBodyFiles().isEmpty)
+    }
 }
