@@ -13,7 +13,8 @@ import Foundation
 /// If `refresh` throws, every request waiting for it fails with one
 /// ``AuthorizationRefreshError`` (wrapped in a `ConnectionError` of kind `other`). A request refused again after
 /// its retry fails with the `401` as usual. `refresh` has no time limit of its own: give the call it makes a
-/// timeout (a ConnectionKit request has one by default).
+/// timeout (a ConnectionKit request has one by default). The call that renews must not itself use this refresher
+/// (its class returns `nil` from `authorizationRefresher`): a `401` to it would wait for its own renewal.
 ///
 /// ```swift
 /// static let refresher = AuthorizationRefresher {

@@ -114,7 +114,10 @@ struct AuthorizationRefreshTests {
             request.failureHandler = { error in
                 let connectionError = error as? ConnectionError
                 if connectionError?.underlyingError is AuthorizationRefreshError,
-                    connectionError?.isAuthenticationFailure == true
+                    connectionError?.isAuthenticationFailure == true,
+                    error.localizedDescription
+                        == "FetchFailing failed: your credentials could not be authenticated and could not be renewed. "
+                        + "Sign in again."
                 {
                     failures.increment()
                 } else {
