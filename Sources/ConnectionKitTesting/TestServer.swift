@@ -97,6 +97,13 @@ public final class TestServer: Sendable {
         route(nil, path, handler)
     }
 
+    /// From now on, request bodies for `path` are not stored: the server reads them as they arrive and keeps
+    /// only a ``TestBodyDigest`` (length, checksum, first and last 64 KiB) in ``TestRequest/bodyDigest``;
+    /// ``TestRequest/body`` stays empty. Use it for uploads too large to hold in memory. Default: bodies are stored.
+    public func digestBodies(of path: String) {
+        core.state.withLock { _ = $0.digestedPaths.insert(path) }
+    }
+
     // MARK: - Observations
 
     /// How many requests for `path` (matched by a route or not) have been received since the start or the

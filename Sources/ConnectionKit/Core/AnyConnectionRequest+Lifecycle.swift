@@ -107,9 +107,12 @@ extension AnyConnectionRequest {
     /// Calls `makeURLRequest()`, applies authorization and ConnectionKit's checks.
     private func prepareRequest() throws -> URLRequest {
         var request = try makeURLRequest()
+        // Read before `authorization`: a refresh ending in between then only causes a needless retry.
+        let generation = authorizationRefresher?.generation
         if request.value(forHTTPHeaderField: "Authorization") == nil, let authorization {
             request.setValue(authorization.headerValue, forHTTPHeaderField: "Authorization")
         }
+        storage.withLock { $0.authorizationGeneration = generation }
         try RequestChecks.check(&request, timeoutInterval: timeoutInterval)
         return request
     }
@@ -129,7 +132,7 @@ extension AnyConnectionRequest {
         }
         guard let serial else { return }
         receiver.serial = serial
-        let handle = transport.startTransfer(request, receiver: receiver)
+        let handle = transport.startTransfer(request, bodyFile: bodyFile(for: request, run: run), receiver: receiver)
         let transfer = ActiveTransfer(handle: handle, context: receiver)
         let stale: Bool = storage.withLock { state in
             guard state.isCurrent(run: run, serial: serial) else { return true }
@@ -168,6 +171,7 @@ extension AnyConnectionRequest {
     /// Asks ``retryDecision(for:attempt:response:)`` and either waits and retries, or ends the run.
     func retryOrFail(run: UInt64, attempt: Int, error: ConnectionError, response: HTTPURLResponse?) {
         let error = contextualize(error)
+        if refreshAuthorization(run: run, attempt: attempt, after: error) { return }
         guard case .retry(let delay) = retryDecision(for: error, attempt: attempt, response: response) else {
             finish(run: run, outcome: .failure(error))
             return
@@ -277,6 +281,7 @@ extension AnyConnectionRequest {
         guard let ending else { return false }
         ending.transfer?.abandon()
         ending.timers.forEach { $0.cancel() }
+        discardAssembledBody(of: run)
         if let commit {
             do {
                 try commit()

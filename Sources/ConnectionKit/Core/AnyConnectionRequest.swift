@@ -32,7 +32,7 @@ open class AnyConnectionRequest: @unchecked Sendable, CustomDebugStringConvertib
     // MARK: - Hooks: what to send
 
     /// The endpoint's URL: the one hook an endpoint must provide. Default: ``baseURL`` joined with
-    /// ``path`` and ``queryItems`` (see `docs/client.md`), or `nil` when ``baseURL`` is `nil`.
+    /// ``path`` and ``queryItems`` (see `docs/client-and-authorization.md`), or `nil` when ``baseURL`` is `nil`.
     /// A `nil` URL fails the request with `ConnectionError.invalidRequest` naming the class.
     open var url: URL? {
         guard let baseURL else { return nil }
@@ -111,8 +111,8 @@ open class AnyConnectionRequest: @unchecked Sendable, CustomDebugStringConvertib
 
     // MARK: - Hooks: building, checking, failing
 
-    /// Builds the request from ``url``, ``httpMethod``, ``requestHeaderFields``, ``bodyData`` and
-    /// ``timeoutInterval``. Called once per attempt. Override to customise the `URLRequest`;
+    /// Builds the request from ``url``, ``httpMethod``, ``defaultHeaderFields``, ``requestHeaderFields``,
+    /// ``bodyData``, ``requestBody`` and ``timeoutInterval``. Called once per attempt. Override to customise the `URLRequest`;
     /// a thrown error fails the request (a `ConnectionError` as is, anything else as `invalidRequest`).
     /// ``authorization`` is applied after this returns.
     open func makeURLRequest() throws -> URLRequest {
@@ -122,10 +122,14 @@ open class AnyConnectionRequest: @unchecked Sendable, CustomDebugStringConvertib
         }
         var request = URLRequest(url: url)
         request.httpMethod = httpMethod.rawValue
+        for (name, value) in defaultHeaderFields {
+            request.setValue(value, forHTTPHeaderField: name)
+        }
         for (name, value) in requestHeaderFields {
             request.setValue(value, forHTTPHeaderField: name)
         }
         request.httpBody = bodyData
+        try applyRequestBody(to: &request)
         return request
     }
 
@@ -162,6 +166,22 @@ open class AnyConnectionRequest: @unchecked Sendable, CustomDebugStringConvertib
         guard policy.allowsRetry(of: error, attempt: attempt, request: sent) else { return .doNotRetry }
         return .retry(after: policy.retryAfterDelay(from: response) ?? policy.backoff(beforeRetry: attempt))
     }
+
+    // MARK: - Client: default headers, body, authorization refresh
+
+    /// Header fields sent with every request of the class, under ``requestHeaderFields`` (which wins for the
+    /// same name). Override once in an app superclass, e.g. with `DefaultHeaders.standard(appName:appVersion:)`.
+    /// Default `[:]`.
+    open var defaultHeaderFields: [String: String] { [:] }
+
+    /// The parameters or body to send and how to encode them (query, form, JSON, multipart), with the matching
+    /// `Content-Type`. Applied after ``bodyData`` (and replaces it when it sets a body). Default `nil`.
+    open var requestBody: RequestBody? { nil }
+
+    /// Renews the credential when a request is refused with `401`: return one instance shared by all the
+    /// requests of an app superclass (a `static let`). The request waits for the refresh, then sends again once
+    /// with a fresh ``authorization``; concurrent `401`s share one refresh. Default `nil` (a `401` fails).
+    open var authorizationRefresher: AuthorizationRefresher? { nil }
 
     // MARK: - Output (overridden by ConnectionRequest)
 

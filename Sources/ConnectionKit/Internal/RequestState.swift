@@ -48,6 +48,14 @@ struct RequestState {
     /// Waiters of the run whose ending is being delivered right now.
     var deliveringWaiters: [Waiter] = []
 
+    // MARK: Client: authorization refresh and body file
+    /// The ``AuthorizationRefresher`` generation when the current attempt's authorization was applied.
+    var authorizationGeneration: UInt64?
+    /// The run that already retried after a refresh (a run retries once).
+    var refreshedRun: UInt64?
+    /// A multipart body assembled on disk, uploaded from there; deleted when its run ends.
+    var assembledBody: AssembledBody?
+
     struct DirectionCounters {
         var completed: Int64 = 0
         var expected: Int64?

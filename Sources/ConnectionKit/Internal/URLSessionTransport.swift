@@ -44,9 +44,12 @@ final class URLSessionTransport: Transport {
         return configuration
     }
 
-    func startTransfer(_ request: URLRequest, receiver: any TransferReceiver) -> any TransferHandle {
+    func startTransfer(_ request: URLRequest, bodyFile: URL?, receiver: any TransferReceiver) -> any TransferHandle {
         let task: URLSessionTask
-        if let body = request.httpBody, !body.isEmpty {
+        if let bodyFile {
+            // Streamed from disk in pieces by URLSession, with upload progress and a Content-Length.
+            task = session.uploadTask(with: request, fromFile: bodyFile)
+        } else if let body = request.httpBody, !body.isEmpty {
             // An upload task reports upload progress for its body.
             var bodyless = request
             bodyless.httpBody = nil

@@ -104,6 +104,11 @@ final class ServerCore: Sendable {
 
     // MARK: - Requests
 
+    /// Whether request bodies for `path` are digested rather than stored.
+    func digestsBody(of path: String) -> Bool {
+        state.withLock { $0.digestedPaths.contains(path) }
+    }
+
     /// Records `request` for `hits` and `receivedRequests`, then finds its handler: an exact method match
     /// first, then a route registered for any method. `nil` when no route matches.
     func admit(_ request: TestRequest) -> (@Sendable (TestRequest) -> TestResponse)? {

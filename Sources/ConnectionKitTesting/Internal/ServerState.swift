@@ -4,6 +4,8 @@ struct ServerState: Sendable {
     var routes: [RouteKey: @Sendable (TestRequest) -> TestResponse] = [:]
     /// Every parsed request, by path, in arrival order; `hits` is the count.
     var requestsByPath: [String: [TestRequest]] = [:]
+    /// Paths whose request bodies are digested rather than stored.
+    var digestedPaths: Set<String> = []
     /// Client connections currently open.
     var openConnections = 0
     /// Connections accepted since the server was created; also the id of the newest one.

@@ -7,30 +7,30 @@ import Testing
     import FoundationNetworking
 #endif
 
-private struct Event: Codable, Sendable, Equatable {
+private struct CatalogEntry: Codable, Sendable, Equatable {
     let id: Int
     let name: String
 }
 
-private final class FetchEvents: JSONConnectionRequest<[Event]>, @unchecked Sendable {
+private final class FetchCatalog: JSONConnectionRequest<[CatalogEntry]>, @unchecked Sendable {
     // Safe: only immutable stored properties.
     let target: URL
     init(_ target: URL) { self.target = target }
     override var url: URL? { target }
 }
 
-private final class FetchAnything: JSONConnectionRequest<JSON>, @unchecked Sendable {
+private final class FetchAnyJSON: JSONConnectionRequest<JSON>, @unchecked Sendable {
     // Safe: only immutable stored properties.
     let target: URL
     init(_ target: URL) { self.target = target }
     override var url: URL? { target }
 }
 
-private final class CreateEvent: JSONConnectionRequest<Event>, @unchecked Sendable {
+private final class CreateCatalogEntry: JSONConnectionRequest<CatalogEntry>, @unchecked Sendable {
     // Safe: only immutable stored properties.
     let target: URL
-    let event: Event
-    init(_ target: URL, event: Event) {
+    let event: CatalogEntry
+    init(_ target: URL, event: CatalogEntry) {
         self.target = target
         self.event = event
     }
@@ -79,9 +79,9 @@ struct RequestTypeTests {
     func typed() async throws {
         let server = try TestServer.started()
         defer { server.stop() }
-        let events = [Event(id: 1, name: "Climbing"), Event(id: 2, name: "Cinema")]
+        let events = [CatalogEntry(id: 1, name: "Climbing"), CatalogEntry(id: 2, name: "Cinema")]
         server.route("/events.json") { _ in .json(events) }
-        let decoded = try await FetchEvents(server.url("/events.json")).value()
+        let decoded = try await FetchCatalog(server.url("/events.json")).value()
         #expect(decoded == events)
         #expect(server.receivedRequests("/events.json").first?.header("Accept") == "application/json")
     }
@@ -91,7 +91,7 @@ struct RequestTypeTests {
         let server = try TestServer.started()
         defer { server.stop() }
         server.route("/any") { _ in .jsonString(#"{"events":[{"name":"Climbing","id":1,"open":true}],"next":null}"#) }
-        let json = try await FetchAnything(server.url("/any")).value()
+        let json = try await FetchAnyJSON(server.url("/any")).value()
         #expect(json["events"]?[0]?["name"]?.stringValue == "Climbing")
         #expect(json["events"]?[0]?["id"]?.intValue == 1)
         #expect(json["events"]?[0]?["open"]?.boolValue == true)
@@ -107,8 +107,8 @@ struct RequestTypeTests {
         server.route("POST", "/events") { request in
             TestResponse(status: 201, headers: [TestHeader("Content-Type", "application/json")], body: .data(request.body))
         }
-        let created = try await CreateEvent(server.url("/events"), event: Event(id: 9, name: "Gig")).value()
-        #expect(created == Event(id: 9, name: "Gig"))
+        let created = try await CreateCatalogEntry(server.url("/events"), event: CatalogEntry(id: 9, name: "Gig")).value()
+        #expect(created == CatalogEntry(id: 9, name: "Gig"))
         let received = try #require(server.receivedRequests("/events").first)
         #expect(received.header("Content-Type") == "application/json")
         #expect(received.bodyString == #"{"id":9,"name":"Gig"}"#)
@@ -119,13 +119,13 @@ struct RequestTypeTests {
         let server = try TestServer.started()
         defer { server.stop() }
         server.route("/empty") { _ in .status(status) }
-        let request = FetchEvents(server.url("/empty"))
+        let request = FetchCatalog(server.url("/empty"))
         let error = try await Endings(request).connectionErrorAfterStart(request)
         guard case .parsing = error.kind else {
             Issue.record("expected parsing, got \(error)")
             return
         }
-        #expect(error.localizedDescription.contains("FetchEvents"))
+        #expect(error.localizedDescription.contains("FetchCatalog"))
         #expect(error.localizedDescription.contains("empty"))
     }
 
@@ -134,13 +134,13 @@ struct RequestTypeTests {
         let server = try TestServer.started()
         defer { server.stop() }
         server.route("/bad") { _ in .jsonString(#"[{"id": 1, "name": "#) }
-        let request = FetchEvents(server.url("/bad"))
+        let request = FetchCatalog(server.url("/bad"))
         let error = try await Endings(request).connectionErrorAfterStart(request)
         guard case .parsing = error.kind else {
             Issue.record("expected parsing, got \(error)")
             return
         }
-        #expect(error.localizedDescription.hasPrefix("FetchEvents could not read the response"))
+        #expect(error.localizedDescription.hasPrefix("FetchCatalog could not read the response"))
     }
 
     @Test("a type mismatch is a parsing error that says where")
@@ -148,7 +148,7 @@ struct RequestTypeTests {
         let server = try TestServer.started()
         defer { server.stop() }
         server.route("/mismatch") { _ in .jsonString(#"[{"id": "one", "name": "x"}]"#) }
-        let request = FetchEvents(server.url("/mismatch"))
+        let request = FetchCatalog(server.url("/mismatch"))
         let error = try await Endings(request).connectionErrorAfterStart(request)
         guard case .parsing(let underlying) = error.kind else {
             Issue.record("expected parsing, got \(error)")
