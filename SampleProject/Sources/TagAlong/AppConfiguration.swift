@@ -1,7 +1,8 @@
 import ConnectionKit
 import Foundation
 
-/// Where the app talks to (the embedded demo server or `--base-url`), and the logged-in user's token.
+/// Where the app talks to (the embedded demo server or `--base-url`), and where it keeps the logged-in
+/// user's token.
 final class AppConfiguration: Sendable {
     static let shared = AppConfiguration()
 
@@ -13,18 +14,29 @@ final class AppConfiguration: Sendable {
     static let tokenAccount = "tagalong-token"
 
     private let storage = Mutex<URL?>(nil)
-    private let tokenStorage = Mutex<String?>(nil)
+    private let credentialStorage = Mutex<any CredentialStore>(InMemoryCredentialStore())
 
     var baseURL: URL? {
         get { storage.value }
         set { storage.value = newValue }
     }
 
-    /// The logged-in user's token, if any.
-    func token() -> String? { tokenStorage.value }
+    /// Where the token lives: the original kept it in the keychain; on Linux, a file only its owner can
+    /// read (`FileCredentialStore`). Default: in memory.
+    var credentials: any CredentialStore {
+        get { credentialStorage.value }
+        set { credentialStorage.value = newValue }
+    }
+
+    /// The logged-in user's token, if any (a store that cannot be read counts as logged out).
+    func token() -> String? {
+        try? credentials.credential(for: Self.tokenAccount)
+    }
 
     /// Keeps the token of a successful login.
-    func setToken(_ token: String?) { tokenStorage.value = token }
+    func setToken(_ token: String) throws {
+        try credentials.setCredential(token, for: Self.tokenAccount)
+    }
 }
 
 /// A minimal lock-protected value for the sample's own state.

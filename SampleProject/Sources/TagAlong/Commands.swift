@@ -19,11 +19,14 @@ enum Commands {
     static func login(user: String, password: String) async -> Bool {
         do {
             let session = try await LogIn(user: user, password: password).value()
-            AppConfiguration.shared.setToken(session.token)
-            Terminal.line("Logged in as \(user).")
+            try AppConfiguration.shared.setToken(session.token)
+            Terminal.line("Logged in as \(user); the token is in the credential store.")
             return true
-        } catch {
+        } catch let error as CredentialStoreError {
+            Terminal.error("could not keep the token: \(error.localizedDescription)")
             return false
+        } catch {
+            return false  // already reported by TagAlongRequest
         }
     }
 

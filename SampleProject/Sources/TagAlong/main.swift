@@ -31,14 +31,20 @@ if let baseURL = options.baseURL {
     }
 }
 
-let workDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("TagAlong-\(UUID().uuidString)")
-try? FileManager.default.createDirectory(at: workDirectory, withIntermediateDirectories: true)
+/// Where the app keeps its credential file and offline queue: a fresh folder for the demo (removed at the
+/// end), a lasting one for the other commands, so that `login` then `post` works across runs.
+let isDemo = options.command == .demo
+let dataDirectory = FileManager.default.temporaryDirectory
+    .appendingPathComponent(isDemo ? "TagAlong-demo-\(UUID().uuidString)" : "TagAlong")
+try? FileManager.default.createDirectory(at: dataDirectory, withIntermediateDirectories: true)
+AppConfiguration.shared.credentials = FileCredentialStore(
+    fileURL: dataDirectory.appendingPathComponent("credentials.json"))
 
 let succeeded: Bool
 switch options.command {
 case .demo:
     if let demoServer {
-        succeeded = await Demo(server: demoServer, workDirectory: workDirectory).run()
+        succeeded = await Demo(server: demoServer, workDirectory: dataDirectory).run()
     } else {
         succeeded = false
     }
@@ -60,5 +66,7 @@ if options.debug {
     Commands.printRegistry()
 }
 demoServer?.stop()
-try? FileManager.default.removeItem(at: workDirectory)
+if isDemo {
+    try? FileManager.default.removeItem(at: dataDirectory)
+}
 exit(succeeded ? 0 : 1)

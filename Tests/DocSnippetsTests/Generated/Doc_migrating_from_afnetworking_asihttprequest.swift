@@ -9,17 +9,13 @@ import Foundation
 #endif
 
 // MARK: - docs/migrating-from-afnetworking-asihttprequest.md block 1
-/// Where the app keeps the signed-in user's token (the keychain, in the original's `TAService`).
-/// [client-and-authorization.md](client-and-authorization.md) has ConnectionKit's credential stores.
-fileprivate final class TokenStore: @unchecked Sendable {
-    static let shared = TokenStore()
-    // Safe: `token` is only touched while `lock` is held.
-    private let lock = NSLock()
-    private var token: String?
-    var authToken: String? {
-        get { lock.withLock { token } }
-        set { lock.withLock { token = newValue } }
-    }
+/// Where the app keeps the signed-in user's token: the keychain in the original's `TAService`
+/// (`KeychainCredentialStore` on Apple platforms); on Linux a file only its owner can read.
+fileprivate enum TAService {
+    static let credentials: any CredentialStore = FileCredentialStore(
+        fileURL: FileManager.default.temporaryDirectory.appendingPathComponent("TagAlong/credentials.json"))
+
+    static var authToken: String? { try? credentials.credential(for: "authToken") }
 }
 
 /// TAAuth, as a superclass: every endpoint inherits all of this.
@@ -34,7 +30,7 @@ fileprivate class TagAlongRequest<Output: Decodable & Sendable>: JSONConnectionR
 
     // setAuthorizationHeaderWithUsername:token password:nil — read at every attempt, not once.
     override var authorization: Authorization? {
-        TokenStore.shared.authToken.map { .tokenAsUsername($0) }
+        TAService.authToken.map { .tokenAsUsername($0) }
     }
 
     // setNumberOfTimesToRetryOnTimeout:2

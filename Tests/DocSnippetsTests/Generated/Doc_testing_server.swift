@@ -120,6 +120,18 @@ fileprivate func addFlakyRoute(to server: TestServer) {
 }
 
 // MARK: - docs/testing-server.md block 8
+
+/// Checks that `/upload` received exactly `pieces`, in order, without the server having stored them.
+fileprivate func expectUploadArrived(on server: TestServer, as pieces: [Data]) throws {
+    let digest = try #require(server.receivedRequests("/upload").first?.bodyDigest)
+    var expected = TestBodyDigest()
+    for piece in pieces { expected.update(piece) }  // the checksum does not depend on the split
+    #expect(digest.byteCount == expected.byteCount)
+    #expect(digest.checksum == expected.checksum)
+    #expect(server.receivedRequests("/upload").first?.body.isEmpty == true)
+}
+
+// MARK: - docs/testing-server.md block 9
 @Test fileprivate func createEventSendsJSON() async throws {
     let server = try TestServer.started()
     defer { server.stop() }
@@ -138,7 +150,7 @@ fileprivate func addFlakyRoute(to server: TestServer) {
     #expect(String(decoding: echoed.body, as: UTF8.self) == #"{"name":"Launch"}"#)
 }
 
-// MARK: - docs/testing-server.md block 9
+// MARK: - docs/testing-server.md block 10
 fileprivate func addCustomRoute(to server: TestServer) {
     server.route("/custom") { _ in
         TestResponse(
@@ -149,7 +161,7 @@ fileprivate func addCustomRoute(to server: TestServer) {
     }
 }
 
-// MARK: - docs/testing-server.md block 10
+// MARK: - docs/testing-server.md block 11
 fileprivate func addSlowRoutes(to server: TestServer) {
     // Nothing at all for 2 s, then the answer: tests request timeouts.
     server.route("/slow") { _ in TestResponse(body: .data(Data("late".utf8)), delayBeforeHeaders: 2) }
@@ -160,7 +172,7 @@ fileprivate func addSlowRoutes(to server: TestServer) {
     }
 }
 
-// MARK: - docs/testing-server.md block 11
+// MARK: - docs/testing-server.md block 12
 @Test fileprivate func truncatedDownloadFails() async throws {
     let server = try TestServer.started()
     defer { server.stop() }
@@ -173,7 +185,7 @@ fileprivate func addSlowRoutes(to server: TestServer) {
     }
 }
 
-// MARK: - docs/testing-server.md block 12
+// MARK: - docs/testing-server.md block 13
 fileprivate func addFileRoute(to server: TestServer) {
     let file = TestBody.generatedBytes(length: 10_000, seed: 1)
     server.route("/file.bin") { request in
@@ -181,7 +193,7 @@ fileprivate func addFileRoute(to server: TestServer) {
     }
 }
 
-// MARK: - docs/testing-server.md block 13
+// MARK: - docs/testing-server.md block 14
 fileprivate func addDroppingFileRoute(to server: TestServer, file: Data) {
     let attempt = Attempts()   // the counter from "Routes"
     server.route("/file.bin") { request in
@@ -193,7 +205,7 @@ fileprivate func addDroppingFileRoute(to server: TestServer, file: Data) {
     // check it with server.receivedRequests("/file.bin")[1].header("Range").
 }
 
-// MARK: - docs/testing-server.md block 14
+// MARK: - docs/testing-server.md block 15
 @Test fileprivate func bigDownloadArrivesIntact() async throws {
     let server = try TestServer.started()
     defer { server.stop() }
@@ -205,7 +217,7 @@ fileprivate func addDroppingFileRoute(to server: TestServer, file: Data) {
     #expect(data == TestBody.generatedBytes(length: length, seed: 7))
 }
 
-// MARK: - docs/testing-server.md block 15
+// MARK: - docs/testing-server.md block 16
 fileprivate func fileMatchesGenerated(_ fileURL: URL, length: Int64, seed: UInt8) throws -> Bool {
     let handle = try FileHandle(forReadingFrom: fileURL)
     defer { try? handle.close() }
@@ -218,7 +230,7 @@ fileprivate func fileMatchesGenerated(_ fileURL: URL, length: Int64, seed: UInt8
     return matches && trailing.isEmpty
 }
 
-// MARK: - docs/testing-server.md block 16
+// MARK: - docs/testing-server.md block 17
 @Test fileprivate func clientReusesItsConnection() async throws {
     let server = try TestServer.started()
     defer { server.stop() }
