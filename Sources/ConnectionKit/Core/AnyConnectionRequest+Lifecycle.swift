@@ -39,6 +39,7 @@ extension AnyConnectionRequest {
 
     /// Starts a run, or joins the one in progress; `waiter` (if any) gets that run's ending.
     func start(waiter: (@Sendable (Result<any Sendable, any Error>) -> Void)?) {
+        let debugOutput = DebugOutput.isEnabled(for: self)
         let started: (run: UInt64, queue: DispatchQueue)? = storage.withLock { state in
             guard state.phase != .running else {
                 if let waiter { state.waiters.append(Waiter(run: state.run, resume: waiter)) }
@@ -56,11 +57,15 @@ extension AnyConnectionRequest {
             state.dateFinished = nil
             state.deadline = nil
             state.resetTransferCounters()
+            state.debugOutput = debugOutput
+            state.responseBodyPreview = nil
             if let waiter { state.waiters.append(Waiter(run: state.run, resume: waiter)) }
+            // Registered in the step that makes it running: a racing `cancel()` then always finds
+            // it registered, so the registry can never keep an ended request.
+            ConnectionRegistry.shared.register(self)
             return (state.run, state.callbackQueue)
         }
         guard let started else { return }
-        ConnectionRegistry.shared.register(self)
         if let deadline = retryPolicy.deadline {
             armDeadline(run: started.run, after: deadline)
         }
@@ -105,7 +110,7 @@ extension AnyConnectionRequest {
     }
 
     /// Calls `makeURLRequest()`, applies authorization and ConnectionKit's checks.
-    private func prepareRequest() throws -> URLRequest {
+    func prepareRequest() throws -> URLRequest {
         var request = try makeURLRequest()
         if request.value(forHTTPHeaderField: "Authorization") == nil, let authorization {
             request.setValue(authorization.headerValue, forHTTPHeaderField: "Authorization")
@@ -128,6 +133,7 @@ extension AnyConnectionRequest {
             return state.transferSerial
         }
         guard let serial else { return }
+        DebugOutput.requestSent(request, by: self)
         receiver.serial = serial
         let handle = transport.startTransfer(request, receiver: receiver)
         let transfer = ActiveTransfer(handle: handle, context: receiver)

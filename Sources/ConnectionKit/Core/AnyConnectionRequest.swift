@@ -163,6 +163,13 @@ open class AnyConnectionRequest: @unchecked Sendable, CustomDebugStringConvertib
         return .retry(after: policy.retryAfterDelay(from: response) ?? policy.backoff(beforeRetry: attempt))
     }
 
+    // MARK: - Debug output
+
+    /// Whether this class prints debug output (a request block per attempt, a response block at
+    /// the end) to ``ConnectionDebug/sink``. Default `nil`: follow ``ConnectionDebug/isEnabled``
+    /// (off by default). Read once per ``start()``. See `docs/registry-and-debugging.md`.
+    open var isDebugOutputEnabled: Bool? { nil }
+
     // MARK: - Output (overridden by ConnectionRequest)
 
     /// Turns the completed body into the output; runs on a processing queue.

@@ -39,6 +39,10 @@ struct RequestState {
     var lastActivity: DispatchTime = .now()
     var upload = DirectionCounters()
     var download = DirectionCounters()
+    /// Whether this run prints debug output (decided once per start).
+    var debugOutput = false
+    /// The start of the final response's body, kept only when `debugOutput` is on.
+    var responseBodyPreview: ResponseBodyPreview?
     /// `value()` callers waiting for this run's ending.
     var waiters: [Waiter] = []
     /// Waiters of the run whose ending is being delivered right now.
