@@ -59,6 +59,7 @@ extension AnyConnectionRequest {
             state.resetTransferCounters()
             state.debugOutput = debugOutput
             state.responseBodyPreview = nil
+            state.debugSecrets = []
             if let waiter { state.waiters.append(Waiter(run: state.run, resume: waiter)) }
             // Registered in the step that makes it running: a racing `cancel()` then always finds
             // it registered, so the registry can never keep an ended request.

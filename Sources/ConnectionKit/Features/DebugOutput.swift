@@ -15,35 +15,42 @@ enum DebugOutput {
 
     /// The request block, for `sent` as it goes on the wire.
     static func requestSent(_ sent: URLRequest, by request: AnyConnectionRequest) {
-        let context: (UUID, Int, Int)? = request.storage.withLock { state in
-            state.debugOutput ? (state.identifier, state.attempt, state.redirectCount) : nil
-        }
-        guard let (identifier, attempt, redirects) = context else { return }
+        guard request.storage.withLock({ $0.debugOutput }) else { return }
         let secrets = (headers: request.secretHeaderFields, query: request.secretQueryItems)
+        let values = Redaction.secretValues(in: sent, secretHeaderFields: secrets.headers, secretQueryItems: secrets.query)
+        let context: (UUID, Int, Int, [String]) = request.storage.withLock { state in
+            state.debugSecrets = Array(Set(state.debugSecrets + values)).sorted { $0.count > $1.count }
+            return (state.identifier, state.attempt, state.redirectCount, state.debugSecrets)
+        }
+        let (identifier, attempt, redirects, knownSecrets) = context
         let hop = redirects > 0 ? ", redirect \(redirects)" : ""
         var lines = ["→ \(request.typeName) \(identifier) attempt \(attempt)\(hop)"]
         let url = Redaction.redactedURL(sent.url, secretQueryItems: secrets.query) ?? "-"
         lines.append("\(sent.httpMethod ?? "GET") \(url)")
         lines += headerLines(sent.allHTTPHeaderFields ?? [:], secretHeaderFields: secrets.headers)
         if let body = sent.httpBody, !body.isEmpty {
-            lines.append(bodyLine(body.prefix(ConnectionDebug.bodyPreviewLimit), totalCount: Int64(body.count)))
+            lines.append(bodyLine(body, totalCount: Int64(body.count), secrets: knownSecrets))
         }
         write(lines)
     }
 
     /// Keeps the start of the final response's body for the response block (debug runs only).
     static func recordBodyPreview(of body: CompletedBody, for request: AnyConnectionRequest) {
-        guard request.storage.withLock({ $0.debugOutput }) else { return }
-        let limit = ConnectionDebug.bodyPreviewLimit
+        let longestSecret: Int? = request.storage.withLock { state in
+            state.debugOutput ? (state.debugSecrets.first?.utf8.count ?? 0) : nil
+        }
+        guard let longestSecret else { return }
+        // Past the limit by the longest secret, so that a secret straddling the cut is still found.
+        let keep = ConnectionDebug.bodyPreviewLimit + longestSecret
         let preview: ResponseBodyPreview
         switch body {
         case .memory(let data):
-            preview = ResponseBodyPreview(bytes: data.prefix(limit), totalCount: Int64(data.count), savedTo: nil)
+            preview = ResponseBodyPreview(bytes: data.prefix(keep), totalCount: Int64(data.count), savedTo: nil)
         case .file(let temporary, let destination):
             let size = (try? FileManager.default.attributesOfItem(atPath: temporary.path)[.size] as? NSNumber)?
                 .int64Value ?? 0
             let handle = try? FileHandle(forReadingFrom: temporary)
-            let bytes = (try? handle?.read(upToCount: limit)) ?? nil
+            let bytes = (try? handle?.read(upToCount: keep)) ?? nil
             try? handle?.close()
             preview = ResponseBodyPreview(bytes: bytes ?? Data(), totalCount: size, savedTo: destination)
         }
@@ -66,14 +73,14 @@ enum DebugOutput {
     }
 
     private static func responseBlock(_ outcome: RunOutcome, for request: AnyConnectionRequest) {
-        typealias Ending = (UUID, HTTPURLResponse?, TimeInterval, ResponseBodyPreview?)
+        typealias Ending = (UUID, HTTPURLResponse?, TimeInterval, ResponseBodyPreview?, [String])
         let ending: Ending? = request.storage.withLock { state in
             guard state.debugOutput else { return nil }
             let duration = state.dateStarted.map { (state.dateFinished ?? Date()).timeIntervalSince($0) } ?? 0
-            defer { state.responseBodyPreview = nil }
-            return (state.identifier, state.urlResponse, duration, state.responseBodyPreview)
+            defer { (state.responseBodyPreview, state.debugSecrets) = (nil, []) }
+            return (state.identifier, state.urlResponse, duration, state.responseBodyPreview, state.debugSecrets)
         }
-        guard let (identifier, response, duration, preview) = ending else { return }
+        guard let (identifier, response, duration, preview, secrets) = ending else { return }
         let status = response.map { " \($0.statusCode)" } ?? ""
         let seconds = String(format: "%.3f", duration)
         var lines = ["← \(request.typeName) \(identifier) \(outcome.phase)\(status) in \(seconds) s"]
@@ -91,7 +98,7 @@ enum DebugOutput {
         }
         if let preview {
             if let savedTo = preview.savedTo { lines.append("saved to \(savedTo.path)") }
-            lines.append(bodyLine(preview.bytes, totalCount: preview.totalCount))
+            lines.append(bodyLine(preview.bytes, totalCount: preview.totalCount, secrets: secrets))
         }
         write(lines)
     }
@@ -107,21 +114,39 @@ enum DebugOutput {
         Redaction.redactedHeaders(headers, secretHeaderFields: secretHeaderFields).map { "\($0.0): \($0.1)" }
     }
 
-    /// `body (N bytes): text`, cut at the preview limit; binary bodies are counted, not shown.
-    static func bodyLine(_ shown: Data, totalCount: Int64) -> String {
-        let cut = Int64(shown.count) < totalCount ? " (first \(shown.count) shown)" : ""
-        let head = "body (\(totalCount) bytes\(cut))"
-        guard !shown.isEmpty else { return head }
-        // A cut may split a UTF-8 character: drop up to three trailing bytes before giving up.
-        for trim in 0...min(3, shown.count - 1) {
-            if let text = String(data: shown.dropLast(trim), encoding: .utf8),
-                !text.unicodeScalars.contains(where: { $0.value < 0x20 && $0 != "\n" && $0 != "\r" && $0 != "\t" })
-            {
-                let escaped = text.replacingOccurrences(of: "\r", with: "\\r").replacingOccurrences(of: "\n", with: "\\n")
-                return head + ": " + escaped + (cut.isEmpty ? "" : "…")
-            }
+    /// `body (N bytes): text`, cut at ``ConnectionDebug/bodyPreviewLimit`` bytes, with every known
+    /// secret value (what the request sent in secret headers and query items, which a server may
+    /// echo back) replaced; binary bodies are counted, not shown.
+    static func bodyLine(
+        _ bytes: Data, totalCount: Int64, secrets: [String], limit: Int = ConnectionDebug.bodyPreviewLimit
+    ) -> String {
+        let head = "body (\(totalCount) bytes"
+        guard !bytes.isEmpty else { return head + ")" }
+        guard var text = decodedText(bytes) else { return head + "): <binary>" }
+        for secret in secrets {
+            text = text.replacingOccurrences(of: secret, with: Redaction.placeholder)
         }
-        return head + ": <binary>"
+        var shown = ""
+        var used = 0
+        for character in text {
+            let size = character.utf8.count
+            guard used + size <= limit else { break }
+            shown.append(character)
+            used += size
+        }
+        let isCut = shown.count < text.count || Int64(bytes.count) < totalCount
+        let escaped = shown.replacingOccurrences(of: "\r", with: "\\r").replacingOccurrences(of: "\n", with: "\\n")
+        return head + (isCut ? ", first \(limit) shown): " + escaped + "…" : "): " + escaped)
+    }
+
+    /// The bytes as text, allowing a character split at the end; `nil` for binary data.
+    private static func decodedText(_ bytes: Data) -> String? {
+        for trim in 0...min(3, bytes.count - 1) {
+            guard let text = String(data: bytes.dropLast(trim), encoding: .utf8) else { continue }
+            let isBinary = text.unicodeScalars.contains { $0.value < 0x20 && !"\n\r\t".unicodeScalars.contains($0) }
+            return isBinary ? nil : text
+        }
+        return nil
     }
 
     /// What a successful run produced, without its contents.

@@ -43,6 +43,8 @@ struct RequestState {
     var debugOutput = false
     /// The start of the final response's body, kept only when `debugOutput` is on.
     var responseBodyPreview: ResponseBodyPreview?
+    /// Secret values this run sent (longest first), scrubbed from body previews; debug runs only.
+    var debugSecrets: [String] = []
     /// `value()` callers waiting for this run's ending.
     var waiters: [Waiter] = []
     /// Waiters of the run whose ending is being delivered right now.

@@ -82,6 +82,11 @@ public final class ConnectionRegistry: Sendable {
     /// (and stops buffering) when the listening task is cancelled or the stream and its iterator
     /// are released, e.g. after `break` out of a `for await` loop.
     public var events: AsyncStream<ConnectionEvent> {
+        makeEventStream().stream
+    }
+
+    /// A new event stream and its listener's key in the registry.
+    func makeEventStream() -> (stream: AsyncStream<ConnectionEvent>, id: UUID) {
         let id = UUID()
         let listener = EventListener()
         state.withLock { $0.listeners[id] = listener }
@@ -90,19 +95,23 @@ public final class ConnectionRegistry: Sendable {
             self?.state.withLock { _ = $0.listeners.removeValue(forKey: id) }
             listener.close()
         }
-        return AsyncStream(
+        let stream = AsyncStream(
             unfolding: {
                 let event = await listener.next()
                 withExtendedLifetime(subscription) {}
                 return event
             },
             onCancel: { subscription.cancel() })
+        return (stream, id)
     }
 
     /// Progress events kept per listener before further ones are dropped. 256.
     public static let eventBufferLimit = 256
 
     // MARK: - Internal
+
+    /// The keys of the current listeners.
+    var listenerIDs: Set<UUID> { state.withLock { Set($0.listeners.keys) } }
 
     /// Whether anybody listens to events (checked before building one).
     var hasListeners: Bool { state.withLock { !$0.listeners.isEmpty } }
