@@ -43,7 +43,7 @@ func format(_ value: Double) -> String {
 }
 
 func line(_ label: String, _ value: String) {
-    print(label.padding(toLength: 58, withPad: " ", startingAt: 0) + value)
+    print(label.padding(toLength: 72, withPad: " ", startingAt: 0) + value)
 }
 
 /// Starts `count` requests made by `make`, waits until every one has ended, returns seconds per request.

@@ -52,6 +52,7 @@ extension AnyConnectionRequest {
             state.redirectCount = 0
             state.urlResponse = nil
             state.sentRequest = nil
+            state.sentMethod = nil
             state.redactedURL = nil
             state.dateStarted = Date()
             state.dateFinished = nil
@@ -123,11 +124,13 @@ extension AnyConnectionRequest {
     /// Sends `request` as the current transfer of `run` (a new attempt or a redirect hop).
     func beginTransfer(run: UInt64, request: URLRequest) {
         let redacted = Redaction.redactedURL(request.url, secretQueryItems: secretQueryItems)
+        let method = request.httpMethod ?? "GET"
         let receiver = TransferContext(request: self, run: run, fileDestination: fileDestination)
         let serial: UInt64? = storage.withLock { state in
             guard state.run == run, state.phase == .running else { return nil }
             state.transferSerial &+= 1
             state.sentRequest = request
+            state.sentMethod = method
             state.redactedURL = redacted
             state.urlResponse = nil
             state.resetTransferCounters()

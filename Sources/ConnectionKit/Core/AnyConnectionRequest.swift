@@ -236,7 +236,7 @@ open class AnyConnectionRequest: @unchecked Sendable, CustomDebugStringConvertib
     public var attempt: Int { storage.withLock { $0.attempt } }
 
     /// The class name, e.g. `FetchEvents`, as errors, logs and snapshots show it.
-    public var typeName: String { String(describing: type(of: self)) }
+    public var typeName: String { TypeNames.name(of: type(of: self)) }
 
     /// One line for logs: class, identifier, method, redacted URL and state.
     open var debugDescription: String {

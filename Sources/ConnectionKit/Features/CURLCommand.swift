@@ -34,7 +34,7 @@ enum CURLCommand {
         // curl reads [] and {} in a URL as glob patterns.
         if url.contains(where: { "[]{}".contains($0) }) { arguments.append("--globoff") }
         arguments.append(quote(url))
-        let command = (["curl"] + arguments).joined(separator: " \\\n  ")
+        let command = "curl " + arguments.joined(separator: " \\\n  ")
         return (preamble + [command]).joined(separator: "\n")
     }
 

@@ -25,6 +25,8 @@ struct RequestState {
     var transfer: ActiveTransfer?
     var redirectCount = 0
     var sentRequest: URLRequest?
+    /// `sentRequest`'s method, kept as a plain string for cheap snapshots.
+    var sentMethod: String?
     var urlResponse: HTTPURLResponse?
     var dateStarted: Date?
     var dateFinished: Date?

@@ -42,7 +42,7 @@ extension AnyConnectionRequest {
             ConnectionSnapshot(
                 identifier: state.identifier,
                 typeName: typeName,
-                method: state.sentRequest?.httpMethod ?? "",
+                method: state.sentMethod ?? "",
                 redactedURL: state.redactedURL,
                 state: state.phase,
                 dateStarted: state.dateStarted,
