@@ -138,7 +138,9 @@ func run() throws {
     }
     let full = median(loopback)
     line("full loopback GET 1 KiB, sequential (median of 3×500)", format(full) + " per request")
-    line("registry + lifecycle bookkeeping share of a loopback request", String(format: "%.1f %%", bookkeeping / full * 100))
+    line(
+        "registry + lifecycle bookkeeping share of a loopback request",
+        String(format: "%.1f %%", bookkeeping / full * 100))
 }
 
 do {

@@ -6,7 +6,8 @@ import Foundation
 
 /// Renders a `URLRequest` as a curl command line (see ``AnyConnectionRequest/cURLDescription``).
 enum CURLCommand {
-    static func render(_ request: URLRequest, secretHeaderFields: Set<String>, secretQueryItems: Set<String>) -> String {
+    static func render(_ request: URLRequest, secretHeaderFields: Set<String>, secretQueryItems: Set<String>) -> String
+    {
         var arguments: [String] = []
         var preamble: [String] = []
         let method = (request.httpMethod ?? "GET").uppercased()

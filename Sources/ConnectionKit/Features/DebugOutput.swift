@@ -17,7 +17,8 @@ enum DebugOutput {
     static func requestSent(_ sent: URLRequest, by request: AnyConnectionRequest) {
         guard request.storage.withLock({ $0.debugOutput }) else { return }
         let secrets = (headers: request.secretHeaderFields, query: request.secretQueryItems)
-        let values = Redaction.secretValues(in: sent, secretHeaderFields: secrets.headers, secretQueryItems: secrets.query)
+        let values = Redaction.secretValues(
+            in: sent, secretHeaderFields: secrets.headers, secretQueryItems: secrets.query)
         let context: (UUID, Int, Int, [String]) = request.storage.withLock { state in
             state.debugSecrets = Array(Set(state.debugSecrets + values)).sorted { $0.count > $1.count }
             return (state.identifier, state.attempt, state.redirectCount, state.debugSecrets)
@@ -47,7 +48,8 @@ enum DebugOutput {
         case .memory(let data):
             preview = ResponseBodyPreview(bytes: data.prefix(keep), totalCount: Int64(data.count), savedTo: nil)
         case .file(let temporary, let destination):
-            let size = (try? FileManager.default.attributesOfItem(atPath: temporary.path)[.size] as? NSNumber)?
+            let size =
+                (try? FileManager.default.attributesOfItem(atPath: temporary.path)[.size] as? NSNumber)?
                 .int64Value ?? 0
             let handle = try? FileHandle(forReadingFrom: temporary)
             let bytes = (try? handle?.read(upToCount: keep)) ?? nil

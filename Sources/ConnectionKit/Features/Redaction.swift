@@ -42,7 +42,8 @@ enum Redaction {
         let items = rest.split(separator: "&", omittingEmptySubsequences: false).map { item -> String in
             let parts = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             let rawName = String(parts[0])
-            let name = (rawName.replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? rawName).lowercased()
+            let name = (rawName.replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? rawName)
+                .lowercased()
             guard lowered.contains(name) else { return String(item) }
             return rawName + "=" + placeholder
         }
@@ -68,7 +69,9 @@ enum Redaction {
             }
             if name.lowercased() == "cookie" {
                 for pair in value.split(separator: ";") {
-                    if let equals = pair.firstIndex(of: "=") { values.append(String(pair[pair.index(after: equals)...])) }
+                    if let equals = pair.firstIndex(of: "=") {
+                        values.append(String(pair[pair.index(after: equals)...]))
+                    }
                 }
             }
         }

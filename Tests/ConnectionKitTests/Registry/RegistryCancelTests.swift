@@ -33,7 +33,10 @@ import Testing
         }
         #expect(feed.state == .running)
         #expect(profile.state == .running)
-        #expect(ConnectionRegistry.shared.requests(of: FeedProbe.self).map(ObjectIdentifier.init) == [ObjectIdentifier(feed)])
+        #expect(
+            ConnectionRegistry.shared.requests(of: FeedProbe.self).map(ObjectIdentifier.init) == [
+                ObjectIdentifier(feed)
+            ])
         #expect(!ConnectionRegistry.shared.isInUse(NewsFeedProbe.self))
         #expect(ConnectionRegistry.shared.isInUse(ProfileProbe.self))
 

@@ -42,4 +42,32 @@ import Testing
         let errors = requests.compactMap { endings.error($0) as? ConnectionError }
         #expect(errors.count == requests.count && errors.allSatisfy(\.isCancelled))
     }
+
+    /// Regression: `cancel()` from another thread right as `start()` made the request running used
+    /// to unregister it before `start()` registered it, leaving an ended request in the registry
+    /// (and the activity indicator on) for ever.
+    @Test func cancelRacingStartNeverLeavesARequestRegistered() throws {
+        let server = try TestServer.started()
+        defer { server.stop() }
+        server.route("/hang") { _ in TestResponse(fault: .neverRespond) }
+        let endings = Endings()
+        let requests = (0..<3000).map { _ in RaceProbe(server.url("/hang")) }
+        for request in requests {
+            endings.track(request)
+            DispatchQueue.concurrentPerform(iterations: 2) { worker in
+                if worker == 0 {
+                    request.start()
+                } else {
+                    // Spin (no sleep) until the start is visible, then cancel at once.
+                    while request.state == .idle {}
+                    request.cancel()
+                }
+            }
+        }
+        guard endings.wait(seconds: 60) else { return }
+        #expect(ConnectionRegistry.shared.requests(of: RaceProbe.self).isEmpty)
+        #expect(requests.allSatisfy { endings.count($0) == 1 && $0.state == .cancelled })
+    }
 }
+
+final class RaceProbe: Probe, @unchecked Sendable {}  // Safe: no state of its own.

@@ -28,7 +28,9 @@ final class VerboseProbe: DebugProbe, @unchecked Sendable {}  // Safe: no state 
         #expect(sent.hasPrefix("[ConnectionKit] → VerboseProbe \(request.identifier) attempt 1\n"))
         #expect(sent.contains("\n  POST \(server.url("/echo?page=1").absoluteString)\n"))
         #expect(sent.contains("\n  Content-Type: text/plain\n"))
-        #expect(sent.contains("\n  body (3000 bytes, first \(limit) shown): " + String(repeating: "a", count: limit) + "…\n"))
+        #expect(
+            sent.contains(
+                "\n  body (3000 bytes, first \(limit) shown): " + String(repeating: "a", count: limit) + "…\n"))
 
         let received = blocks.last ?? ""
         let length = request.urlResponse?.expectedContentLength ?? -1

@@ -5,7 +5,10 @@ import Testing
 /// The examples of docs/registry-and-debugging.md, compiled (namespaced so that they cannot clash
 /// with other docs' examples). Only the parts that need no network run.
 enum RegistryDocs {
-    struct Event: Decodable, Sendable { let id: Int; let name: String }
+    struct Event: Decodable, Sendable {
+        let id: Int
+        let name: String
+    }
 
     class FeedRequest: JSONConnectionRequest<[Event]>, @unchecked Sendable {
         // Safe: no stored state; every hook is a computed override.
