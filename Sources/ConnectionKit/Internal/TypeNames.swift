@@ -1,7 +1,7 @@
 import Foundation
 
-/// Class names, worked out once per class: `String(describing:)` on a metatype demangles every
-/// time, which made a 10,000-request ``ConnectionRegistry/snapshot()`` cost about 10x more.
+/// Class names, worked out once per class: `String(describing:)` on a metatype demangles the name
+/// on every call, and snapshots, events, errors and debug output ask for it all the time.
 enum TypeNames {
     private static let cache = Locked<[ObjectIdentifier: String]>([:])
 
