@@ -97,7 +97,10 @@ func run() throws {
     line("requests(of:) half of \(rows) (median of 15)", format(median(queries)))
     var inUse: [Double] = []
     for _ in 0..<15 { inUse.append(seconds { _ = ConnectionRegistry.shared.isInUse(HangingB.self) }) }
-    line("isInUse(_:) (median of 15)", format(median(inUse)))
+    line("isInUse(_:), match near the front (median of 15)", format(median(inUse)))
+    var fullScan: [Double] = []
+    for _ in 0..<15 { fullScan.append(seconds { _ = ConnectionRegistry.shared.isInUse(NoURL.self) }) }
+    line("isInUse(_:), no match: full scan (median of 15)", format(median(fullScan)))
 
     let cancelA = seconds { ConnectionRegistry.shared.cancelAll(HangingA.self) }
     line("cancelAll(HangingA) — \(live / 2) of \(rows) live, call returns", format(cancelA))

@@ -34,7 +34,7 @@ extension ConnectionRegistry {
         }
         let lines = rows.map { row in
             row.enumerated().map { column, cell in
-                column == row.count - 1 ? cell : cell.padding(toLength: widths[column], withPad: " ", startingAt: 0)
+                column == row.count - 1 ? cell : cell + String(repeating: " ", count: widths[column] - cell.count)
             }.joined(separator: "  ")
         }
         let title = "ConnectionRegistry: \(snapshots.count) live request\(snapshots.count == 1 ? "" : "s")"
