@@ -39,6 +39,7 @@ extension AnyConnectionRequest {
 
     /// Starts a run, or joins the one in progress; `waiter` (if any) gets that run's ending.
     func start(waiter: (@Sendable (Result<any Sendable, any Error>) -> Void)?) {
+        let debugOutput = DebugOutput.isEnabled(for: self)
         let started: (run: UInt64, queue: DispatchQueue)? = storage.withLock { state in
             guard state.phase != .running else {
                 if let waiter { state.waiters.append(Waiter(run: state.run, resume: waiter)) }
@@ -51,16 +52,22 @@ extension AnyConnectionRequest {
             state.redirectCount = 0
             state.urlResponse = nil
             state.sentRequest = nil
+            state.sentMethod = nil
             state.redactedURL = nil
             state.dateStarted = Date()
             state.dateFinished = nil
             state.deadline = nil
             state.resetTransferCounters()
+            state.debugOutput = debugOutput
+            state.responseBodyPreview = nil
+            state.debugSecrets = []
             if let waiter { state.waiters.append(Waiter(run: state.run, resume: waiter)) }
+            // Registered in the step that makes it running: a racing `cancel()` then always finds
+            // it registered, so the registry can never keep an ended request.
+            ConnectionRegistry.shared.register(self)
             return (state.run, state.callbackQueue)
         }
         guard let started else { return }
-        ConnectionRegistry.shared.register(self)
         if let deadline = retryPolicy.deadline {
             armDeadline(run: started.run, after: deadline)
         }
@@ -105,7 +112,7 @@ extension AnyConnectionRequest {
     }
 
     /// Calls `makeURLRequest()`, applies authorization and ConnectionKit's checks.
-    private func prepareRequest() throws -> URLRequest {
+    func prepareRequest() throws -> URLRequest {
         var request = try makeURLRequest()
         // Read before `authorization`: a refresh ending in between then only causes a needless retry.
         let generation = authorizationRefresher?.generation
@@ -120,17 +127,20 @@ extension AnyConnectionRequest {
     /// Sends `request` as the current transfer of `run` (a new attempt or a redirect hop).
     func beginTransfer(run: UInt64, request: URLRequest) {
         let redacted = Redaction.redactedURL(request.url, secretQueryItems: secretQueryItems)
+        let method = request.httpMethod ?? "GET"
         let receiver = TransferContext(request: self, run: run, fileDestination: fileDestination)
         let serial: UInt64? = storage.withLock { state in
             guard state.run == run, state.phase == .running else { return nil }
             state.transferSerial &+= 1
             state.sentRequest = request
+            state.sentMethod = method
             state.redactedURL = redacted
             state.urlResponse = nil
             state.resetTransferCounters()
             return state.transferSerial
         }
         guard let serial else { return }
+        DebugOutput.requestSent(request, by: self)
         receiver.serial = serial
         let handle = transport.startTransfer(request, bodyFile: bodyFile(for: request, run: run), receiver: receiver)
         let transfer = ActiveTransfer(handle: handle, context: receiver)

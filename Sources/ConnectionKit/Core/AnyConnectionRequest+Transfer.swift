@@ -118,6 +118,7 @@ extension AnyConnectionRequest {
             finish(run: run, outcome: .failure(contextualize(error, as: { .fileSystem(underlying: $0) })))
             return
         }
+        DebugOutput.recordBodyPreview(of: body, for: self)
         do {
             try validate(response, data: body.inMemoryData)
         } catch {

@@ -183,6 +183,13 @@ open class AnyConnectionRequest: @unchecked Sendable, CustomDebugStringConvertib
     /// with a fresh ``authorization``; concurrent `401`s share one refresh. Default `nil` (a `401` fails).
     open var authorizationRefresher: AuthorizationRefresher? { nil }
 
+    // MARK: - Debug output
+
+    /// Whether this class prints debug output (a request block per attempt, a response block at
+    /// the end) to ``ConnectionDebug/sink``. Default `nil`: follow ``ConnectionDebug/isEnabled``
+    /// (off by default). Read once per ``start()``. See `docs/registry-and-debugging.md`.
+    open var isDebugOutputEnabled: Bool? { nil }
+
     // MARK: - Output (overridden by ConnectionRequest)
 
     /// Turns the completed body into the output; runs on a processing queue.
@@ -249,7 +256,7 @@ open class AnyConnectionRequest: @unchecked Sendable, CustomDebugStringConvertib
     public var attempt: Int { storage.withLock { $0.attempt } }
 
     /// The class name, e.g. `FetchEvents`, as errors, logs and snapshots show it.
-    public var typeName: String { String(describing: type(of: self)) }
+    public var typeName: String { TypeNames.name(of: type(of: self)) }
 
     /// One line for logs: class, identifier, method, redacted URL and state.
     open var debugDescription: String {

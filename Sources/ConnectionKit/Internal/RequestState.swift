@@ -29,6 +29,8 @@ struct RequestState {
     var transfer: ActiveTransfer?
     var redirectCount = 0
     var sentRequest: URLRequest?
+    /// `sentRequest`'s method, kept as a plain string for cheap snapshots.
+    var sentMethod: String?
     var urlResponse: HTTPURLResponse?
     var dateStarted: Date?
     var dateFinished: Date?
@@ -43,6 +45,12 @@ struct RequestState {
     var lastActivity: DispatchTime = .now()
     var upload = DirectionCounters()
     var download = DirectionCounters()
+    /// Whether this run prints debug output (decided once per start).
+    var debugOutput = false
+    /// The start of the final response's body, kept only when `debugOutput` is on.
+    var responseBodyPreview: ResponseBodyPreview?
+    /// Secret values this run sent (longest first), scrubbed from body previews; debug runs only.
+    var debugSecrets: [String] = []
     /// `value()` callers waiting for this run's ending.
     var waiters: [Waiter] = []
     /// Waiters of the run whose ending is being delivered right now.

@@ -27,7 +27,7 @@ struct AsyncTests {
         }
     }
 
-    @Test("cancelling the awaiting Task cancels the request")
+    @Test("cancelling the awaiting Task cancels the request", .exclusive)
     func taskCancellation() async throws {
         let server = try TestServer.started()
         defer { server.stop() }

@@ -61,7 +61,7 @@ private final class ConcurrentRequest: FetchData, @unchecked Sendable {}
 
 @Suite("Exactly one ending under concurrency")
 struct ConcurrencyTests {
-    @Test("500 concurrent requests all end exactly once")
+    @Test("500 concurrent requests all end exactly once", .exclusive)
     func fiveHundredConcurrent() async throws {
         let server = try TestServer.started()
         defer { server.stop() }
@@ -79,7 +79,7 @@ struct ConcurrencyTests {
         #expect(ConnectionRegistry.shared.requests(of: ConcurrentRequest.self).isEmpty)
     }
 
-    @Test("1,000 randomised cancel/complete races each end exactly once")
+    @Test("1,000 randomised cancel/complete races each end exactly once", .exclusive)
     func cancelCompleteRaces() async throws {
         let server = try TestServer.started()
         defer { server.stop() }

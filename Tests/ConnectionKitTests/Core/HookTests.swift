@@ -87,7 +87,7 @@ struct HookTests {
         #expect(server.receivedRequests("/echo").first?.body == payload)
     }
 
-    @Test("a fractional timeoutInterval is honoured (Linux URLSession would fire at once below 1 s)")
+    @Test("a fractional timeoutInterval is honoured (Linux URLSession would fire at once below 1 s)", .exclusive)
     func fractionalTimeout() async throws {
         let server = try TestServer.started()
         defer { server.stop() }
@@ -104,7 +104,7 @@ struct HookTests {
         #expect(error.requestTypeName == "ConfiguredEcho")
     }
 
-    @Test("the timeout is an idle timeout: a slow drip that keeps arriving succeeds")
+    @Test("the timeout is an idle timeout: a slow drip that keeps arriving succeeds", .exclusive)
     func idleTimeout() async throws {
         let server = try TestServer.started()
         defer { server.stop() }

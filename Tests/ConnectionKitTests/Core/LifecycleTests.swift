@@ -5,7 +5,7 @@ import Testing
 
 @Suite("Lifecycle: state, identifier, dates, exactly one ending")
 struct LifecycleTests {
-    @Test("state goes idle → running → finished; dates, duration and urlResponse are set")
+    @Test("state goes idle → running → finished; dates, duration and urlResponse are set", .exclusive)
     func states() async throws {
         let server = try TestServer.started()
         defer { server.stop() }
@@ -64,7 +64,7 @@ struct LifecycleTests {
         #expect(endings.count == 1)
     }
 
-    @Test("cancel ends a running request once with ConnectionError.cancelled, at once")
+    @Test("cancel ends a running request once with ConnectionError.cancelled, at once", .exclusive)
     func cancelRunning() async throws {
         let server = try TestServer.started()
         defer { server.stop() }
