@@ -41,11 +41,17 @@ enum Commands {
         return true
     }
 
-    /// `download`: saves the flyer to `destination` with a progress bar; checks the size it was told.
-    static func download(to destination: URL) async -> Bool {
+    /// `download`: saves the flyer to `destination` with a progress bar. With `--debug`, the registry is
+    /// dumped once halfway, while the download is live.
+    static func download(to destination: URL, debug: Bool = false) async -> Bool {
         let download = DownloadFlyer(to: destination)
+        let dumped = Mutex(false)
         download.progressHandler = { progress in
-            if progress.direction == .download { Terminal.progressBar(progress) }
+            guard progress.direction == .download else { return }
+            Terminal.progressBar(progress)
+            if debug, (progress.fractionCompleted ?? 0) >= 0.5, !dumped.update({ done in defer { done = true }; return done }) {
+                Terminal.line("\n" + ConnectionRegistry.shared.debugDump())
+            }
         }
         do {
             let file = try await download.value()
@@ -59,12 +65,8 @@ enum Commands {
         }
     }
 
-    /// `--debug`: what the registry holds right now.
+    /// `--debug`: what the registry holds right now (a table, secrets redacted).
     static func printRegistry() {
-        let snapshots = ConnectionRegistry.shared.snapshot()
-        Terminal.line("\nRegistry: \(snapshots.count) live request(s)")
-        for snapshot in snapshots {
-            Terminal.line("  \(snapshot.typeName) \(snapshot.method) \(snapshot.redactedURL ?? "-") \(snapshot.state)")
-        }
+        Terminal.line("\n" + ConnectionRegistry.shared.debugDump())
     }
 }

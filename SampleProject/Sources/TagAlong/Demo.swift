@@ -5,6 +5,7 @@ import Foundation
 struct Demo {
     let server: DemoServer
     let workDirectory: URL
+    let debug: Bool
 
     /// Runs every step in order and returns whether all succeeded.
     func run() async -> Bool {
@@ -28,7 +29,7 @@ struct Demo {
 
         Terminal.step(5, "Download the event flyer")
         let destination = workDirectory.appendingPathComponent("flyer.pdf")
-        check(await Commands.download(to: destination) && flyerIsIntact(at: destination), "download")
+        check(await Commands.download(to: destination, debug: debug) && flyerIsIntact(at: destination), "download")
 
         if failures.isEmpty {
             Terminal.line("\nDemo complete: every step passed.")

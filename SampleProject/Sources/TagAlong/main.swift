@@ -14,6 +14,10 @@ if options.command == .help {
     exit(0)
 }
 
+// `--debug`: every request prints a request block and a response block (secrets redacted) to
+// standard error.
+ConnectionDebug.isEnabled = options.debug
+
 /// The embedded demo server, unless `--base-url` points elsewhere.
 let demoServer: DemoServer?
 if let baseURL = options.baseURL {
@@ -44,7 +48,7 @@ let succeeded: Bool
 switch options.command {
 case .demo:
     if let demoServer {
-        succeeded = await Demo(server: demoServer, workDirectory: dataDirectory).run()
+        succeeded = await Demo(server: demoServer, workDirectory: dataDirectory, debug: options.debug).run()
     } else {
         succeeded = false
     }
@@ -57,7 +61,7 @@ case .post(let text):
 case .download(let destination):
     let file = destination.map { URL(fileURLWithPath: $0) }
         ?? URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent("flyer.pdf")
-    succeeded = await Commands.download(to: file)
+    succeeded = await Commands.download(to: file, debug: options.debug)
 case .help:
     succeeded = true
 }
