@@ -111,13 +111,16 @@ extension AnyConnectionRequest {
             request.setValue(authorization.headerValue, forHTTPHeaderField: "Authorization")
         }
         try RequestChecks.check(&request, timeoutInterval: timeoutInterval)
+        try checkFileDestination()
         return request
     }
 
     /// Sends `request` as the current transfer of `run` (a new attempt or a redirect hop).
     func beginTransfer(run: UInt64, request: URLRequest) {
+        var request = request
+        let fileTarget = makeFileTarget(resuming: &request)
         let redacted = Redaction.redactedURL(request.url, secretQueryItems: secretQueryItems)
-        let receiver = TransferContext(request: self, run: run, fileDestination: fileDestination)
+        let receiver = TransferContext(request: self, run: run, fileTarget: fileTarget)
         let serial: UInt64? = storage.withLock { state in
             guard state.run == run, state.phase == .running else { return nil }
             state.transferSerial &+= 1
