@@ -4,12 +4,20 @@ import Foundation
     import FoundationNetworking
 #endif
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 extension AnyConnectionRequest {
     // MARK: - Saving to file
 
     /// Fails before anything is sent when ``fileDestination`` cannot be written: not a file URL, a
-    /// missing folder (or a path through a file), a destination that is a folder; and when
-    /// ``expectedSHA256`` is not a digest.
+    /// missing folder (or a path through a file), a destination that is a folder, a folder where no
+    /// file can be created; and when ``expectedSHA256`` is not a digest.
     func checkFileDestination() throws {
         guard let destination = fileDestination else { return }
         func failure(_ message: String) -> ConnectionError {
@@ -29,6 +37,16 @@ extension AnyConnectionRequest {
         if FileManager.default.fileExists(atPath: destination.path, isDirectory: &isFolder), isFolder.boolValue {
             throw failure("the destination \(destination.path) is a folder")
         }
+        // Creating a file is the only reliable test of a folder: permission bits say nothing to root,
+        // and a read-only or virtual file system refuses whatever they say.
+        let probe = folder.appendingPathComponent(".\(destination.lastPathComponent).\(UUID().uuidString.prefix(8)).ckprobe")
+        let descriptor = open(probe.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else {
+            throw ConnectionError(
+                .fileSystem(underlying: POSIXFileError.current(operation: "create a file in", path: folder.path)))
+        }
+        close(descriptor)
+        unlink(probe.path)
         if let digest = expectedSHA256, SHA256.digest(fromHex: digest) == nil {
             throw ConnectionError(
                 .invalidRequest(reason: "expectedSHA256 must be 64 hexadecimal digits, not '\(digest)'."))

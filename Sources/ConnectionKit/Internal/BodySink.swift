@@ -28,7 +28,8 @@ enum CompletedBody: Sendable {
         return nil
     }
 
-    /// The bytes: in memory, or the temporary file mapped (not copied) into memory.
+    /// The bytes: in memory, or the temporary file mapped (not copied) into memory. (Foundation
+    /// reads a file of 8 KiB or less instead of mapping it.)
     func data() throws -> Data {
         switch self {
         case .memory(let data):
