@@ -39,7 +39,8 @@ extension AnyConnectionRequest {
         }
         // Creating a file is the only reliable test of a folder: permission bits say nothing to root,
         // and a read-only or virtual file system refuses whatever they say.
-        let probe = folder.appendingPathComponent(".\(destination.lastPathComponent).\(UUID().uuidString.prefix(8)).ckprobe")
+        let probe = folder.appendingPathComponent(
+            ".\(destination.lastPathComponent).\(UUID().uuidString.prefix(8)).ckprobe")
         let descriptor = open(probe.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else {
             throw ConnectionError(

@@ -76,7 +76,9 @@ final class FileSink: BodySink {
                 if written < 0 {
                     if errno == EINTR { continue }
                     throw ConnectionError(
-                        .fileSystem(underlying: POSIXFileError.current(operation: "write", path: target.partial.temporary.path)))
+                        .fileSystem(
+                            underlying: POSIXFileError.current(operation: "write", path: target.partial.temporary.path))
+                    )
                 }
                 remaining -= written
                 pointer += written
@@ -97,7 +99,8 @@ final class FileSink: BodySink {
         if let expected = target.expectedSize, expected != length {
             target.partial.removeAll()
             throw ConnectionError(
-                .fileSystem(underlying: FileIntegrityError(check: .size, expected: String(expected), actual: String(length))))
+                .fileSystem(
+                    underlying: FileIntegrityError(check: .size, expected: String(expected), actual: String(length))))
         }
         if let expected = target.expectedDigest, var hasher {
             let actual = hasher.finalize()

@@ -68,7 +68,8 @@ struct IntegrityTests {
         defer { scratch.remove() }
         let (result, server) = try await download(size: nil, digest: "abc", scratch: scratch)
         defer { server.stop() }
-        if case .invalidRequest = connectionError(result)?.kind {} else {
+        if case .invalidRequest = connectionError(result)?.kind {
+        } else {
             Issue.record("expected invalidRequest, got \(result)")
         }
         #expect(server.hits("/file") == 0)

@@ -45,7 +45,10 @@ struct InterruptedSaveTests {
         download.callbackQueue = queue
         let error = connectionError(await outcome(download))
 
-        if case .transport = error?.kind {} else { Issue.record("expected a transport error, got \(String(describing: error))") }
+        if case .transport = error?.kind {
+        } else {
+            Issue.record("expected a transport error, got \(String(describing: error))")
+        }
         #expect(scratch.contents().isEmpty)
     }
 

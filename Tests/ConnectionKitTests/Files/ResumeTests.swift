@@ -196,7 +196,7 @@ struct ResumeTests {
         _ = try await second.value()
 
         let requests = server.receivedRequests("/file.bin")
-        #expect(requests.count == 3)
+        try #require(requests.count == 3)
         #expect(requests[1].header("Range") != nil)
         #expect(requests[2].header("Range") == nil && requests[2].header("If-Range") == nil)
         #expect(try Data(contentsOf: destination) == small)

@@ -132,7 +132,10 @@ struct SaveToFileTests {
         let download = DownloadRequest()
         download.callbackQueue = queue
         let error = connectionError(await outcome(download))
-        if case .invalidRequest = error?.kind {} else { Issue.record("expected invalidRequest, got \(String(describing: error))") }
+        if case .invalidRequest = error?.kind {
+        } else {
+            Issue.record("expected invalidRequest, got \(String(describing: error))")
+        }
         #expect(server.hits("/file") == 0)
     }
 }

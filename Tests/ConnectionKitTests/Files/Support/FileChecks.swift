@@ -25,11 +25,13 @@ enum FileChecks {
 
     /// `sha256sum` of the generated stream, fed through a pipe one block at a time.
     static func sha256sumOfGenerated(length: Int64, seed: UInt8) throws -> String? {
-        try runSHA256Sum(arguments: [], input: { pipe in
-            TestBody.forEachGeneratedBlock(length: length, seed: seed, blockSize: 1 << 20) { block in
-                pipe.write(block)
-            }
-        })
+        try runSHA256Sum(
+            arguments: [],
+            input: { pipe in
+                TestBody.forEachGeneratedBlock(length: length, seed: seed, blockSize: 1 << 20) { block in
+                    pipe.write(block)
+                }
+            })
     }
 
     private static func runSHA256Sum(arguments: [String], input: ((FileHandle) -> Void)?) throws -> String? {
