@@ -54,7 +54,9 @@ final class SavedItems: JSONConnectionRequest<[SavedItems.Item]>, @unchecked Sen
     }
 
     override func parseCompletionData(_ data: Data, response: HTTPURLResponse) throws -> [Item] {
-        let maps = (try? String(contentsOfFile: "/proc/self/maps", encoding: .utf8)) ?? ""
+        // Read to the end by hand: /proc files report a size of 0.
+        let maps = String(
+            decoding: FileHandle(forReadingAtPath: "/proc/self/maps")?.readDataToEndOfFile() ?? Data(), as: UTF8.self)
         let name = fileDestination.map { ".\($0.lastPathComponent)." } ?? "-"
         let isMapped = maps.split(separator: "\n").contains { $0.contains(name) && $0.contains(".ckpart") }
         mapped.lock()
