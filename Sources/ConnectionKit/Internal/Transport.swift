@@ -12,6 +12,13 @@ import Foundation
 protocol Transport: Sendable {
     /// Starts sending `request`; events go to `receiver` (serially) until it completes or is cancelled.
     func startTransfer(_ request: URLRequest, receiver: any TransferReceiver) -> any TransferHandle
+
+    /// The transport for transfers whose body is saved to a file. Default: this one.
+    var fileTransport: any Transport { get }
+}
+
+extension Transport {
+    var fileTransport: any Transport { self }
 }
 
 /// The events of one transfer, delivered serially, never after `transferDidComplete` or after
