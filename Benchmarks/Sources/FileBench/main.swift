@@ -27,6 +27,8 @@ struct Options {
     var rounds = 3
     var smallGets = 30
     var baseURL: URL?
+    /// Runs only section 4 (for investigating latency).
+    var onlyLatency = false
     var child: (variant: String, url: URL, destination: URL)?
 
     init(_ arguments: [String]) {
@@ -37,6 +39,7 @@ struct Options {
             case "--rounds": rounds = Int(iterator.next() ?? "") ?? rounds
             case "--small-gets": smallGets = Int(iterator.next() ?? "") ?? smallGets
             case "--base-url": baseURL = iterator.next().flatMap(URL.init(string:))
+            case "--only-latency": onlyLatency = true
             case "child":
                 if let variant = iterator.next(), let url = iterator.next().flatMap(URL.init(string:)),
                     let path = iterator.next()
@@ -114,6 +117,36 @@ func saveWithURLSession(_ url: URL, to destination: URL, session: URLSession) as
     return now() - start
 }
 
+/// A plain data-task delegate that writes each chunk to a file: the floor for a streamed download.
+final class StreamingWriter: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+    // Safe: `handle` is only used on the session's serial delegate queue; `done` is signalled once.
+    let handle: FileHandle
+    let done = DispatchSemaphore(value: 0)
+
+    init(handle: FileHandle) { self.handle = handle }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        handle.write(data)
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        done.signal()
+    }
+}
+
+func saveWithDataDelegate(_ url: URL, to destination: URL) throws -> Double {
+    FileManager.default.createFile(atPath: destination.path, contents: nil)
+    let writer = StreamingWriter(handle: try FileHandle(forWritingTo: destination))
+    let queue = OperationQueue()
+    queue.maxConcurrentOperationCount = 1
+    let session = URLSession(configuration: .ephemeral, delegate: writer, delegateQueue: queue)
+    let start = now()
+    session.dataTask(with: url).resume()
+    writer.done.wait()
+    try writer.handle.close()
+    return now() - start
+}
+
 // MARK: - Child: one download, then its peak memory
 
 let options = Options(CommandLine.arguments)
@@ -121,7 +154,9 @@ let options = Options(CommandLine.arguments)
 if let child = options.child {
     do {
         let seconds: Double
-        if child.variant == "raw" {
+        if child.variant == "rawdelegate" {
+            seconds = try saveWithDataDelegate(child.url, to: child.destination)
+        } else if child.variant == "raw" {
             seconds = try await saveWithURLSession(
                 child.url, to: child.destination, session: URLSession(configuration: .ephemeral))
         } else {
@@ -175,12 +210,15 @@ func runChild(_ variant: String) throws -> (seconds: Double, bytes: Int64, peak:
     return (fields[0], Int64(fields[1]), fields[2])
 }
 
+if !options.onlyLatency {
 let kitChild = try runChild("ck")
 let rawChild = try runChild("raw")
+let delegateChild = try runChild("rawdelegate")
 print("")
 print("1. Peak RSS while saving \(options.mebibytes) MiB to file (child process, VmHWM)")
 print("   ConnectionKit DownloadRequest: \(format(kitChild.peak)) MiB (goal < 64), \(kitChild.bytes) bytes saved")
 print("   raw URLSession downloadTask:   \(format(rawChild.peak)) MiB (reference)")
+print("   raw URLSession dataTask + delegate writing each chunk: \(format(delegateChild.peak)) MiB (reference)")
 
 // 2. Throughput, alternating A/B.
 let session = URLSession(configuration: .ephemeral)
@@ -240,6 +278,7 @@ print("3. cancel() of a running \(options.mebibytes) MiB download, 5 runs (ms)")
 print("   cancel() to failure handler: median \(format(median(cancelEnds), 2)), max \(format(cancelEnds.max() ?? .nan, 2)) (goal < 100)")
 print("   cancel() call returns in:    median \(format(median(cancelReturns) * 1_000, 3))")
 print("   files left behind: \(leftovers)")
+}
 
 // 4. Small GETs while the large download runs.
 let background = DownloadRequest(from: bigURL, to: work.appendingPathComponent("background.bin"))
@@ -251,6 +290,7 @@ for await completed in started where completed > 0 {
     break
 }
 var latencies: [Double] = []
+let connectionsBefore = server.acceptedConnectionCount
 for _ in 0..<options.smallGets where background.isActive {
     let small = BasicConnectionRequest(request: URLRequest(url: smallURL))
     small.callbackQueue = callbacks
@@ -259,6 +299,7 @@ for _ in 0..<options.smallGets where background.isActive {
     latencies.append((now() - start) * 1_000)
 }
 let stillRunning = background.isActive
+let connectionsDuring = server.acceptedConnectionCount - connectionsBefore
 _ = try await backgroundDone.value
 
 // Where the time goes: the same GETs through raw URLSession on a session of its own, while a
@@ -290,9 +331,10 @@ for _ in 0..<10 {
 print("")
 print("4. Small GET latency while a \(options.mebibytes) MiB download runs (ms), \(latencies.count) GETs")
 print("   median \(format(median(latencies), 2)), p90 \(format(percentile(latencies, 0.9), 2)), max \(format(latencies.max() ?? .nan, 2)) (goal: median < 50)")
-print("   download still running after the last GET: \(stillRunning)")
+print("   download still running after the last GET: \(stillRunning); new connections: \(connectionsDuring)")
 print("   idle baseline: median \(format(median(idle), 2))")
 print(
     "   raw URLSession data(from:) on another session, same load: median \(format(median(rawLatencies), 2)), "
+        + "p90 \(format(percentile(rawLatencies, 0.9), 2)), max \(format(rawLatencies.max() ?? .nan, 2)), "
         + "\(rawLatencies.count) GETs")
 server.stop()
