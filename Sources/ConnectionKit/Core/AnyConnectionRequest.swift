@@ -190,6 +190,31 @@ open class AnyConnectionRequest: @unchecked Sendable, CustomDebugStringConvertib
     /// (off by default). Read once per ``start()``. See `docs/registry-and-debugging.md`.
     open var isDebugOutputEnabled: Bool? { nil }
 
+    // MARK: - Saving to file
+
+    /// Whether an interrupted download to ``fileDestination`` can be resumed. Default `false`.
+    ///
+    /// When `true`, a transfer that fails or is cancelled midway keeps its partial file (hidden, beside
+    /// the destination, named `.<name>.ckpart`) together with the response's validator (a strong
+    /// `ETag`, else `Last-Modified`); the next start (a retry or a later ``start()``) asks for the
+    /// rest with `Range: bytes=N-` and `If-Range`. A 206 for that range is appended; a 200 (the server
+    /// ignores ranges, or the file changed) starts the file over; a 416 or a 206 for another range
+    /// removes the partial file and asks again without `Range`. A response with no validator is
+    /// never resumed: its partial file is removed like any other.
+    open var resumesInterruptedDownloads: Bool { false }
+
+    /// The exact size in bytes the saved file must have; checked before it is renamed into place.
+    /// Default `nil` (not checked). A mismatch fails with `ConnectionError.fileSystem` wrapping a
+    /// ``FileIntegrityError`` and leaves nothing at the destination.
+    open var expectedFileSize: Int64? { nil }
+
+    /// The SHA-256 digest (64 hexadecimal digits, any case) the saved file must have; computed while
+    /// the body is written and checked before it is renamed into place. Default `nil` (not checked).
+    /// A mismatch fails with `ConnectionError.fileSystem` wrapping a ``FileIntegrityError`` and
+    /// leaves nothing at the destination; a value that is not 64 hexadecimal digits fails the request
+    /// with `invalidRequest` before anything is sent.
+    open var expectedSHA256: String? { nil }
+
     // MARK: - Output (overridden by ConnectionRequest)
 
     /// Turns the completed body into the output; runs on a processing queue.

@@ -47,7 +47,8 @@ enum DebugOutput {
         switch body {
         case .memory(let data):
             preview = ResponseBodyPreview(bytes: data.prefix(keep), totalCount: Int64(data.count), savedTo: nil)
-        case .file(let temporary, let destination):
+        case .file(let partial):
+            let (temporary, destination) = (partial.temporary, partial.destination)
             let size =
                 (try? FileManager.default.attributesOfItem(atPath: temporary.path)[.size] as? NSNumber)?
                 .int64Value ?? 0

@@ -17,6 +17,12 @@ import Foundation
 /// - fractional timeouts are truncated, so the request enforces its own and URLSession's is pushed past it.
 final class URLSessionTransport: Transport {
     static let shared = URLSessionTransport()
+    /// Bodies saved to file run on a session of their own: a bulk transfer fills its session's
+    /// (serial) delegate queue with chunks, and any other request on that session would wait
+    /// behind them (seconds, measured, for a small GET during a 1 GiB download).
+    static let savingToFile = URLSessionTransport()
+
+    var fileTransport: any Transport { self === Self.shared ? Self.savingToFile : self }
 
     private let session: URLSession
     private let router: SessionRouter

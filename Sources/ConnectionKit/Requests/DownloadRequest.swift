@@ -52,9 +52,9 @@ open class DownloadRequest: ConnectionRequest<URL>, @unchecked Sendable {
     }
 
     override func produceOutput(body: CompletedBody, response: HTTPURLResponse) throws -> any Sendable {
-        guard case .file(_, let destination) = body else {
+        guard case .file(let partial) = body else {
             throw ConnectionError(.invalidRequest(reason: "\(Self.self) has no fileDestination."))
         }
-        return destination
+        return partial.destination
     }
 }
