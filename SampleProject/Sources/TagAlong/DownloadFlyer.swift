@@ -15,6 +15,9 @@ final class DownloadFlyer: TagAlongRequest<URL>, @unchecked Sendable {
     override var path: String { "attachments/flyer.pdf" }
     override var requestHeaderFields: [String: String] { ["Accept": "application/pdf"] }
 
+    /// A download cut short keeps its partial file; the next start asks only for the rest.
+    override var resumesInterruptedDownloads: Bool { true }
+
     /// The body is already in the file; the result is where.
     override func parseCompletionData(_ data: Data, response: HTTPURLResponse) throws -> URL {
         guard let destination = fileDestination else {
