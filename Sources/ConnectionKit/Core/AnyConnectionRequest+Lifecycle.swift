@@ -302,13 +302,22 @@ extension AnyConnectionRequest {
 
     /// Runs on the callback queue: the user-visible ending.
     private func deliver(_ outcome: RunOutcome, waiters: [Waiter]) {
-        storage.withLock { $0.deliveringWaiters = waiters }
+        let interceptor = storage.withLock { state in
+            state.deliveringWaiters = waiters
+            defer { state.offlineInterceptor = nil }
+            return state.offlineInterceptor
+        }
         let fallback: Result<any Sendable, any Error>
         switch outcome {
         case .success(let output):
             deliverOutput(output)
             fallback = .success(output)
         case .failure(let error):
+            if let interceptor, interceptor(error) {
+                // Queued for later delivery: the offline handler ran instead of the failure path.
+                resolveWaiters(with: .failure(parseError(error)))
+                return
+            }
             let mapped = parseError(error)
             handleConnectionError(mapped)
             fallback = .failure(mapped)

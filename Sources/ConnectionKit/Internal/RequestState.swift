@@ -13,6 +13,9 @@ struct RequestState {
     var progressHandler: (@Sendable (TransferProgress) -> Void)?
     /// `ConnectionRequest<Output>`'s completion handler, type-erased so that one lock guards it too.
     var completionHandler: (any Sendable)?
+    /// Set by `OfflineQueue.start(_:onOffline:)` for one run: offered the failure first, on the callback
+    /// queue; when it returns `true` (the request was queued) the failure path is skipped.
+    var offlineInterceptor: (@Sendable (ConnectionError) -> Bool)?
 
     // MARK: The current run
     var phase: ConnectionState = .idle

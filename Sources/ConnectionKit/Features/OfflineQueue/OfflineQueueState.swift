@@ -1,0 +1,29 @@
+import Foundation
+
+/// Everything mutable about an ``OfflineQueue``, kept behind its one lock.
+struct OfflineQueueState {
+    var pending: [QueuedOperation] = []
+    var deadLetters: [DeadLetter] = []
+    var nextSequence: UInt64 = 1
+    /// Factories by class name, from `register`.
+    var factories: [String: @Sendable () -> AnyConnectionRequest] = [:]
+    /// Requests enqueued by this process, by class name: the template when no factory is registered.
+    var liveTemplates: [String: AnyConnectionRequest] = [:]
+    /// Class names already reported as not registered (logged once each).
+    var reportedUnregistered: Set<String> = []
+    /// The request sending the head of the queue, if one is.
+    var inFlight: QueuedOperationRequest?
+    /// Waits before the next attempt.
+    var retryTimer: (any DispatchSourceTimer)?
+    /// Whether the last attempt reached the server; `nil` before the first.
+    var lastAttemptReachedServer: Bool?
+    /// What the app said with `setReachable(_:)`; `nil` when it never did.
+    var reportedReachable: Bool?
+    /// Failed attempts in a row, for the backoff.
+    var consecutiveFailures = 0
+    var deliveredHandler: (@Sendable (QueuedOperation, Data) -> Void)?
+    var deadLetterHandler: (@Sendable (DeadLetter) -> Void)?
+    var isSuspended = false
+    /// Bumped whenever the retry timer is replaced or dropped, so a stale firing does nothing.
+    var timerGeneration: UInt64 = 0
+}
