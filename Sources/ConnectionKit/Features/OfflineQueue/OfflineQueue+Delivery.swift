@@ -17,7 +17,7 @@ extension OfflineQueue {
     private func attemptHead() {
         let next: (QueuedOperation, (@Sendable () -> AnyConnectionRequest)?, AnyConnectionRequest?)? =
             state.withLock { state in
-                guard !state.isSuspended, state.inFlight == nil, state.retryTimer == nil,
+                guard !state.isSuspended, !state.isClosed, state.inFlight == nil, state.retryTimer == nil,
                     let head = state.pending.first
                 else { return nil }
                 return (head, state.factories[head.typeName], state.liveTemplates[head.typeName])
@@ -42,7 +42,14 @@ extension OfflineQueue {
         } catch {
             configuration.log("could not record attempt \(operation.attempts) of \(operation.id): \(error)")
         }
-        let request = QueuedOperationRequest(operation: operation, template: template, store: store)
+        let body: Data?
+        do {
+            body = try store.readBody(of: operation)
+        } catch {
+            deadLetter(operation, error: ConnectionError(.fileSystem(underlying: error), requestTypeName: operation.typeName))
+            return
+        }
+        let request = QueuedOperationRequest(operation: operation, template: template, body: body)
         request.callbackQueue = worker
         request.completionHandler = { [weak self] data in
             self?.attemptSucceeded(operation, body: data)

@@ -41,7 +41,7 @@ extension OfflineQueue {
     /// secret query items. The request itself is not started and may be reused.
     ///
     /// Throws the `ConnectionError` `makeURLRequest()` throws, `invalidRequest` for a streamed body, or
-    /// `fileSystem` when the operation could not be written.
+    /// `fileSystem` when the operation could not be written or the queue is closed.
     @discardableResult
     public func enqueue(_ request: AnyConnectionRequest) throws -> QueuedOperation {
         let built: URLRequest
@@ -76,6 +76,10 @@ extension OfflineQueue {
 
         enqueueLock.lock()
         defer { enqueueLock.unlock() }
+        guard !state.withLock({ $0.isClosed }) else {
+            throw request.contextualize(
+                ConnectionError(.fileSystem(underlying: OfflineStoreFailure(message: "the offline queue is closed"))))
+        }
         let sequence = state.withLock { state in
             defer { state.nextSequence += 1 }
             return state.nextSequence

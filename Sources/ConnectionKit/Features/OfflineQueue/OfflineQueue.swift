@@ -70,6 +70,7 @@ public final class OfflineQueue: Sendable {
         let (timer, request) = state.withLock { ($0.retryTimer, $0.inFlight) }
         timer?.cancel()
         request?.cancel()
+        store.releaseLock()
     }
 
     // MARK: - Registering request classes
@@ -169,6 +170,25 @@ public final class OfflineQueue: Sendable {
     public func resume() {
         state.withLock { $0.isSuspended = false }
         attemptNow()
+    }
+
+    /// Stops the queue and releases its directory (so another queue or process may open it): the wait is
+    /// cancelled, an attempt in flight is cancelled (it stays queued), and ``enqueue(_:)`` throws from now
+    /// on. Closing happens by itself when the queue is deallocated. Idempotent.
+    public func close() {
+        enqueueLock.lock()
+        let (timer, request) = state.withLock { state in
+            state.isClosed = true
+            state.timerGeneration &+= 1
+            defer { (state.retryTimer, state.inFlight) = (nil, nil) }
+            return (state.retryTimer, state.inFlight)
+        }
+        enqueueLock.unlock()
+        timer?.cancel()
+        request?.cancel()
+        // Let the worker finish what it is doing, so no file is written after this returns.
+        worker.sync {}
+        store.releaseLock()
     }
 
     /// Cancels the wait before the next attempt and attempts now.

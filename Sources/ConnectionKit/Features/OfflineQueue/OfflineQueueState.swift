@@ -24,6 +24,7 @@ struct OfflineQueueState {
     var deliveredHandler: (@Sendable (QueuedOperation, Data) -> Void)?
     var deadLetterHandler: (@Sendable (DeadLetter) -> Void)?
     var isSuspended = false
+    var isClosed = false
     /// Bumped whenever the retry timer is replaced or dropped, so a stale firing does nothing.
     var timerGeneration: UInt64 = 0
 }

@@ -21,7 +21,8 @@ final class OfflineStore: Sendable {
     let bodiesFolder: URL
     let deadFolder: URL
     let corruptFolder: URL
-    private let lockDescriptor: Int32
+    /// The lock file's descriptor while the lock is held; -1 after `releaseLock()`.
+    private let lockDescriptor: Locked<Int32>
 
     /// Opens (creating when needed) the queue in `directory`, taking its lock.
     init(directory: URL) throws {
@@ -43,11 +44,20 @@ final class OfflineStore: Sendable {
                     underlying: OfflineStoreFailure(
                         message: "the offline queue in \(directory.path) is open in another process or queue")))
         }
-        lockDescriptor = descriptor
+        lockDescriptor = Locked(descriptor)
     }
 
     deinit {
-        close(lockDescriptor)
+        releaseLock()
+    }
+
+    /// Closes the lock file, which releases the `flock`. Idempotent.
+    func releaseLock() {
+        let descriptor = lockDescriptor.withLock { descriptor in
+            defer { descriptor = -1 }
+            return descriptor
+        }
+        if descriptor >= 0 { close(descriptor) }
     }
 
     // MARK: - Loading

@@ -18,12 +18,13 @@ public final class QueuedOperationRequest: ConnectionRequest<Data>, @unchecked S
     public let operation: QueuedOperation
     /// An instance of the operation's request class, asked for credentials and settings at send time.
     let template: AnyConnectionRequest
-    let store: OfflineStore
+    /// Read from the operation's file (or body file) just before the attempt.
+    let body: Data?
 
-    init(operation: QueuedOperation, template: AnyConnectionRequest, store: OfflineStore) {
+    init(operation: QueuedOperation, template: AnyConnectionRequest, body: Data?) {
         self.operation = operation
         self.template = template
-        self.store = store
+        self.body = body
         super.init()
     }
 
@@ -83,7 +84,10 @@ public final class QueuedOperationRequest: ConnectionRequest<Data>, @unchecked S
         return error
     }
 
-    /// Builds the request, reading a large body from its file.
+    /// The operation's body.
+    public override var bodyData: Data? { body }
+
+    /// Builds the request from the stored values.
     public override func makeURLRequest() throws -> URLRequest {
         guard let url else {
             throw ConnectionError(.invalidRequest(reason: "queued operation \(operation.id) has no URL"))
@@ -93,7 +97,7 @@ public final class QueuedOperationRequest: ConnectionRequest<Data>, @unchecked S
         for (name, value) in requestHeaderFields {
             request.setValue(value, forHTTPHeaderField: name)
         }
-        request.httpBody = try store.readBody(of: operation)
+        request.httpBody = body
         return request
     }
 }
