@@ -68,6 +68,7 @@ extension OfflineQueue {
         let stillQueued = state.withLock { state -> Bool in
             state.inFlight = nil
             state.lastAttemptReachedServer = true
+            state.reportedReachable = nil
             state.consecutiveFailures = 0
             guard state.pending.first?.id == operation.id else { return false }
             state.pending.removeFirst()
@@ -89,12 +90,22 @@ extension OfflineQueue {
     }
 
     private func attemptFailed(_ operation: QueuedOperation, error: any Error, response: HTTPURLResponse?) {
+        let endedAt = Date()
         let error = (error as? ConnectionError) ?? ConnectionError(.other(underlying: error))
         let unreachable = Self.isUnreachable(error, responseArrived: response != nil)
+        let report = { (delay: TimeInterval?) in
+            guard let handler = self.state.withLock({ $0.failedAttemptHandler }) else { return }
+            let attempt = FailedAttempt(
+                operation: operation, error: error, reachedServer: !unreachable, endedAt: endedAt, retryDelay: delay)
+            self.configuration.callbackQueue.async { handler(attempt) }
+        }
         let stillQueued = state.withLock { state -> Bool in
             state.inFlight = nil
             state.consecutiveFailures += 1
-            if !error.isCancelled { state.lastAttemptReachedServer = !unreachable }
+            if !error.isCancelled {
+                state.lastAttemptReachedServer = !unreachable
+                state.reportedReachable = nil
+            }
             return state.pending.first?.id == operation.id
         }
         guard stillQueued else {
@@ -102,6 +113,7 @@ extension OfflineQueue {
             return
         }
         if let status = error.statusCode, (400..<500).contains(status), status != 408, status != 429 {
+            report(nil)
             deadLetter(operation, error: error)
             return
         }
@@ -111,24 +123,26 @@ extension OfflineQueue {
         case .invalidRequest, .parsing, .fileSystem, .responseTooLarge, .tooManyRedirects, .other: retryable = false
         }
         if !retryable {
+            report(nil)
             deadLetter(operation, error: error)
             return
         }
         if let limit = configuration.maximumAttempts, operation.attempts >= limit {
+            report(nil)
             deadLetter(operation, error: error, note: "after \(operation.attempts) attempts")
             return
         }
         if let age = configuration.maximumAge, Date().timeIntervalSince(operation.enqueuedAt) >= age {
+            report(nil)
             deadLetter(operation, error: error, note: "older than \(age) s")
             return
         }
-        let (failures, reportedReachable) = state.withLock { ($0.consecutiveFailures, $0.reportedReachable) }
-        var wait =
-            unreachable || reportedReachable == false
-            ? configuration.offlineRetryInterval : configuration.onlineRetryInterval
+        let failures = state.withLock { $0.consecutiveFailures }
+        var wait = unreachable ? configuration.offlineRetryInterval : configuration.onlineRetryInterval
         if let backoff = configuration.backoff {
             wait = max(wait, backoff.retryAfterDelay(from: response) ?? backoff.backoff(beforeRetry: failures))
         }
+        report(wait)
         scheduleRetry(after: wait)
     }
 

@@ -109,6 +109,12 @@ public final class OfflineQueue: Sendable {
         set { state.withLock { $0.deadLetterHandler = newValue } }
     }
 
+    /// Called on ``Configuration/callbackQueue`` after each failed attempt, with the wait before the next.
+    public var failedAttemptHandler: (@Sendable (FailedAttempt) -> Void)? {
+        get { state.withLock { $0.failedAttemptHandler } }
+        set { state.withLock { $0.failedAttemptHandler = newValue } }
+    }
+
     // MARK: - Tooling
 
     /// The operations waiting, in delivery order (the first may be in flight).
@@ -146,16 +152,16 @@ public final class OfflineQueue: Sendable {
 
     // MARK: - Connectivity
 
-    /// Whether the network looks reachable: what the app last said with ``setReachable(_:)``, otherwise
-    /// whether the last attempt reached the server; `nil` before either.
+    /// Whether the network looks reachable: what the app last said with ``setReachable(_:)`` (until the next
+    /// attempt's result replaces it), otherwise whether the last attempt reached the server; `nil` before either.
     public var isReachable: Bool? {
         state.withLock { $0.reportedReachable ?? $0.lastAttemptReachedServer }
     }
 
-    /// Tells the queue what the platform knows (e.g. from `NWPathMonitor`). `true` makes the next attempt
-    /// happen now instead of at the end of its wait; `false` makes every wait the offline interval until the
-    /// queue reaches the server again or you say `true`. Without calls to this, the queue judges from its
-    /// own attempts.
+    /// Tells the queue what the platform knows (e.g. from `NWPathMonitor` on Apple platforms). `true` makes
+    /// the next attempt happen now instead of at the end of its wait (the moment the network is back);
+    /// `false` is reported by ``isReachable`` until an attempt says otherwise. Without calls to this, the queue
+    /// judges from its own attempts: unreachable while they fail with transport errors.
     public func setReachable(_ reachable: Bool) {
         state.withLock { $0.reportedReachable = reachable }
         if reachable { attemptNow() }

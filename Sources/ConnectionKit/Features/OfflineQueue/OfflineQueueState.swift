@@ -23,6 +23,7 @@ struct OfflineQueueState {
     var consecutiveFailures = 0
     var deliveredHandler: (@Sendable (QueuedOperation, Data) -> Void)?
     var deadLetterHandler: (@Sendable (DeadLetter) -> Void)?
+    var failedAttemptHandler: (@Sendable (FailedAttempt) -> Void)?
     var isSuspended = false
     var isClosed = false
     /// Bumped whenever the retry timer is replaced or dropped, so a stale firing does nothing.
