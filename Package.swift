@@ -13,7 +13,9 @@ let package = Package(
         .target(name: "ConnectionKitTesting"),
         // A child process for the offline queue's crash test (killed with SIGKILL while it enqueues).
         .executableTarget(name: "OfflineQueueCrashHelper", dependencies: ["ConnectionKit"]),
-        .testTarget(name: "ConnectionKitTests", dependencies: ["ConnectionKit", "ConnectionKitTesting", "OfflineQueueCrashHelper"]),
+        .testTarget(
+            name: "ConnectionKitTests",
+            dependencies: ["ConnectionKit", "ConnectionKitTesting", "OfflineQueueCrashHelper"]),
         .testTarget(name: "ConnectionKitTestingTests", dependencies: ["ConnectionKitTesting"]),
     ],
     swiftLanguageModes: [.v6]

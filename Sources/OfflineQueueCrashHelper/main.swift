@@ -24,7 +24,9 @@ final class CrashWrite: ConnectionRequest<Data>, @unchecked Sendable {
     override var url: URL? { base.appendingPathComponent("writes") }
     override var httpMethod: HTTPMethod { .post }
     override var bodyData: Data? { Data("write-\(index)".utf8) }
-    override var requestHeaderFields: [String: String] { ["Content-Type": "text/plain", "Cookie": "session=crash-cookie"] }
+    override var requestHeaderFields: [String: String] {
+        ["Content-Type": "text/plain", "Cookie": "session=crash-cookie"]
+    }
     override var authorization: Authorization? { .bearer("crash-secret-token") }
 }
 

@@ -17,7 +17,8 @@ struct OfflineCorruptionTests {
 
         var operations: [QueuedOperation] = []
         do {
-            let queue = try OfflineQueue(directory: directory, configuration: OfflineFixtures.configuration(offline: 60))
+            let queue = try OfflineQueue(
+                directory: directory, configuration: OfflineFixtures.configuration(offline: 60))
             for index in 0..<4 {
                 operations.append(try queue.enqueue(PostNote(base: reservation.baseURL, text: "note-\(index)")))
             }
@@ -50,7 +51,8 @@ struct OfflineCorruptionTests {
         let corruptLines = log.all.filter { $0.contains("corrupt queue entry") }
         #expect(corruptLines.count == 2)
         #expect(corruptLines.contains { $0.contains(files[1]) && $0.contains("moved aside") })
-        let aside = try FileManager.default.contentsOfDirectory(atPath: directory.appendingPathComponent("corrupt").path)
+        let aside = try FileManager.default.contentsOfDirectory(
+            atPath: directory.appendingPathComponent("corrupt").path)
         #expect(aside.count == 2)
         #expect(!FileManager.default.fileExists(atPath: pending.appendingPathComponent(".x.json.tmp").path))
     }

@@ -40,7 +40,9 @@ struct OfflineDeadLetterTests {
         }
     }
 
-    @Test("a 4xx other than 408 and 429 is dead-lettered with its error, and the queue goes on", arguments: [400, 404, 409, 422])
+    @Test(
+        "a 4xx other than 408 and 429 is dead-lettered with its error, and the queue goes on",
+        arguments: [400, 404, 409, 422])
     func clientErrorIsDeadLettered(status: Int) throws {
         let server = try TestServer.started()
         defer { server.stop() }

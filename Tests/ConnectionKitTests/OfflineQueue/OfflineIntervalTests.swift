@@ -41,7 +41,9 @@ struct OfflineIntervalTests {
         zip(starts.dropFirst(), failures).map { $0.timeIntervalSince($1.endedAt) }
     }
 
-    @Test("attempts are offlineRetryInterval apart while unreachable and onlineRetryInterval apart once the server answers")
+    @Test(
+        "attempts are offlineRetryInterval apart while unreachable and onlineRetryInterval apart once the server answers"
+    )
     func intervalsFollowReachability() throws {
         let reservation = try PortReservation()
         let server = TestServer()
@@ -57,7 +59,8 @@ struct OfflineIntervalTests {
         let directory = OfflineFixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let queue = try OfflineQueue(
-            directory: directory, configuration: OfflineFixtures.configuration(online: Self.online, offline: Self.offline))
+            directory: directory,
+            configuration: OfflineFixtures.configuration(online: Self.online, offline: Self.offline))
         defer { queue.close() }
         let attempts = Collector<Date>()
         queue.register(TimedNote.self) { TimedNote(base: reservation.baseURL, attempts: attempts) }

@@ -47,7 +47,8 @@ struct OfflineQueueCrashTests {
         arguments: 0..<4)
     func killWhileEnqueueingThenDrain(round: Int) throws {
         let helper = try #require(Self.helperURL(), "OfflineQueueCrashHelper was not built beside the tests")
-        let killAfter = [0, Int.random(in: 1..<100), Int.random(in: 100..<600), Int.random(in: 600..<Self.writes)][round]
+        let killAfter = [0, Int.random(in: 1..<100), Int.random(in: 100..<600), Int.random(in: 600..<Self.writes)][
+            round]
         let reservation = try PortReservation()
         let directory = OfflineFixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }

@@ -55,7 +55,8 @@ struct OfflineQueueDocSnippets {
         configuration.maximumAttempts = 50
         configuration.maximumAge = 3 * 24 * 3600
         configuration.callbackQueue = .main
-        let tunedQueue = try OfflineQueue(directory: outbox.appendingPathComponent("tuned"), configuration: configuration)
+        let tunedQueue = try OfflineQueue(
+            directory: outbox.appendingPathComponent("tuned"), configuration: configuration)
         tunedQueue.close()
 
         queue.deliveredHandler = { operation, responseBody in

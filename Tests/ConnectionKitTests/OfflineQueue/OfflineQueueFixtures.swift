@@ -54,7 +54,8 @@ final class Collector<Value: Sendable>: Sendable {
         let deadline = DispatchTime.now() + timeout
         while all.count < count {
             if arrived.wait(timeout: deadline) == .timedOut {
-                Issue.record("waited \(timeout) s for \(count) values, got \(all.count)", sourceLocation: sourceLocation)
+                Issue.record(
+                    "waited \(timeout) s for \(count) values, got \(all.count)", sourceLocation: sourceLocation)
                 return false
             }
         }

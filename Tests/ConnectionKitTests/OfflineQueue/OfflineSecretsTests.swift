@@ -24,8 +24,11 @@ final class SecretWrite: ConnectionRequest<Data>, @unchecked Sendable {
     }
 
     override var url: URL? {
-        var components = URLComponents(url: base.appendingPathComponent("secret-writes"), resolvingAgainstBaseURL: false)
-        components?.queryItems = [URLQueryItem(name: "page", value: "1"), URLQueryItem(name: "api_token", value: "query-secret-77")]
+        var components = URLComponents(
+            url: base.appendingPathComponent("secret-writes"), resolvingAgainstBaseURL: false)
+        components?.queryItems = [
+            URLQueryItem(name: "page", value: "1"), URLQueryItem(name: "api_token", value: "query-secret-77"),
+        ]
         return components?.url
     }
     override var httpMethod: HTTPMethod { .put }
@@ -118,7 +121,9 @@ struct OfflineSecretsTests {
             _ = try OfflineQueue(directory: directory, configuration: OfflineFixtures.configuration())
         }
         first.close()
-        #expect(throws: ConnectionError.self) { try first.enqueue(PostNote(base: URL(fileURLWithPath: "/"), text: "x")) }
+        #expect(throws: ConnectionError.self) {
+            try first.enqueue(PostNote(base: URL(fileURLWithPath: "/"), text: "x"))
+        }
         let second = try OfflineQueue(directory: directory, configuration: OfflineFixtures.configuration())
         second.close()
     }

@@ -46,7 +46,8 @@ extension OfflineQueue {
         do {
             body = try store.readBody(of: operation)
         } catch {
-            deadLetter(operation, error: ConnectionError(.fileSystem(underlying: error), requestTypeName: operation.typeName))
+            deadLetter(
+                operation, error: ConnectionError(.fileSystem(underlying: error), requestTypeName: operation.typeName))
             return
         }
         let request = QueuedOperationRequest(operation: operation, template: template, body: body)
@@ -70,9 +71,7 @@ extension OfflineQueue {
             state.lastAttemptReachedServer = true
             state.reportedReachable = nil
             state.consecutiveFailures = 0
-            guard state.pending.first?.id == operation.id else { return false }
-            state.pending.removeFirst()
-            return true
+            return state.removeHead(operation)
         }
         if stillQueued {
             do {
@@ -155,7 +154,7 @@ extension OfflineQueue {
             configuration.log("could not move \(operation.id) to the dead letters: \(error)")
         }
         let handler = state.withLock { state -> (@Sendable (DeadLetter) -> Void)? in
-            if state.pending.first?.id == operation.id { state.pending.removeFirst() }
+            _ = state.removeHead(operation)
             state.deadLetters.append(letter)
             return state.deadLetterHandler
         }

@@ -28,4 +28,15 @@ struct OfflineQueueState {
     var isClosed = false
     /// Bumped whenever the retry timer is replaced or dropped, so a stale firing does nothing.
     var timerGeneration: UInt64 = 0
+
+    /// Removes the head of the queue if it is `operation`, and forgets a request kept as template once no
+    /// operation of its class is left. Returns whether the head was removed.
+    mutating func removeHead(_ operation: QueuedOperation) -> Bool {
+        guard pending.first?.id == operation.id else { return false }
+        pending.removeFirst()
+        if !pending.contains(where: { $0.typeName == operation.typeName }) {
+            liveTemplates[operation.typeName] = nil
+        }
+        return true
+    }
 }

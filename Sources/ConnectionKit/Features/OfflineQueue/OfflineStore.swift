@@ -91,7 +91,9 @@ final class OfflineStore: Sendable {
             }
         }
         removeOrphanBodies(referenced: Set((pending + dead.map(\.operation)).compactMap(\.bodyFileName)))
-        return (pending.sorted { $0.sequence < $1.sequence }, dead.sorted { $0.operation.sequence < $1.operation.sequence })
+        return (
+            pending.sorted { $0.sequence < $1.sequence }, dead.sorted { $0.operation.sequence < $1.operation.sequence }
+        )
     }
 
     private func entries(in folder: URL) -> [URL] {
