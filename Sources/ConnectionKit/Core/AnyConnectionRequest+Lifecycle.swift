@@ -182,6 +182,7 @@ extension AnyConnectionRequest {
             return true
         }
         guard scheduled else {
+            timer.discardUnresumed()
             finish(run: run, outcome: .failure(error))
             return
         }
@@ -207,7 +208,11 @@ extension AnyConnectionRequest {
             state.idleTimer = timer
             return true
         }
-        guard armed else { return }
+        guard armed else {
+            // The run ended (e.g. cancelled, or already answered) before the timer was armed.
+            timer.discardUnresumed()
+            return
+        }
         timer.setEventHandler { [weak self] in
             guard let self else {
                 timer.cancel()
@@ -243,7 +248,10 @@ extension AnyConnectionRequest {
             state.deadlineTimer = timer
             return true
         }
-        guard armed else { return }
+        guard armed else {
+            timer.discardUnresumed()
+            return
+        }
         timer.setEventHandler { [weak self] in
             timer.cancel()
             self?.finish(run: run, outcome: .failure(ConnectionError(.timedOut)))
