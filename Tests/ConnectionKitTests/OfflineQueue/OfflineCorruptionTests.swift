@@ -56,4 +56,37 @@ struct OfflineCorruptionTests {
         #expect(aside.count == 2)
         #expect(!FileManager.default.fileExists(atPath: pending.appendingPathComponent(".x.json.tmp").path))
     }
+
+    @Test("a crash between writing a dead letter and removing its pending entry is finished on the next open")
+    func interruptedDeadLetterMoveIsFinished() throws {
+        let reservation = try PortReservation()
+        let directory = OfflineFixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let operation: QueuedOperation
+        do {
+            let queue = try OfflineQueue(
+                directory: directory, configuration: OfflineFixtures.configuration(offline: 60))
+            queue.suspend()
+            operation = try queue.enqueue(PostNote(base: reservation.baseURL, text: "rejected"))
+            queue.close()
+        }
+        // What `moveToDead` leaves if killed after its first write: the dead letter and the pending entry.
+        let name = try #require(
+            FileManager.default.contentsOfDirectory(atPath: directory.appendingPathComponent("pending").path).first)
+        let pendingFile = directory.appendingPathComponent("pending").appendingPathComponent(name)
+        let stored = try JSONSerialization.jsonObject(with: Data(contentsOf: pendingFile))
+        let letter: [String: Any] = [
+            "operation": stored, "reason": "PostNote failed: the server answered 422.", "statusCode": 422,
+            "date": "2026-01-01T00:00:00Z",
+        ]
+        try JSONSerialization.data(withJSONObject: letter).write(
+            to: directory.appendingPathComponent("dead").appendingPathComponent(name))
+
+        let queue = try OfflineQueue(directory: directory, configuration: OfflineFixtures.configuration(offline: 60))
+        defer { queue.close() }
+        #expect(queue.pending.isEmpty)
+        #expect(queue.deadLetters.map(\.id) == [operation.id])
+        #expect(queue.deadLetters.first?.statusCode == 422)
+        #expect(!FileManager.default.fileExists(atPath: pendingFile.path))
+    }
 }

@@ -15,10 +15,13 @@ final class PortReservation: Sendable {
     private let descriptor: Mutex<Int32>
 
     init() throws {
+        // Close-on-exec from the start: a child process spawned meanwhile by a parallel test (the crash test's)
+        // must not inherit the socket, or the port stays taken after `startServer` closes ours.
         #if canImport(Glibc)
-            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         #else
             let fd = socket(AF_INET, SOCK_STREAM, 0)
+            if fd >= 0 { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
         #endif
         guard fd >= 0 else { throw ReservationError(message: "socket failed: errno \(errno)") }
         var address = sockaddr_in()

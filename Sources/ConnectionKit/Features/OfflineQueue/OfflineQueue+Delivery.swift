@@ -24,8 +24,11 @@ extension OfflineQueue {
             }
         guard let (head, factory, liveTemplate) = next else { return }
         guard let template = factory?() ?? liveTemplate else {
-            let firstTime = state.withLock { $0.reportedUnregistered.insert(head.typeName).inserted }
-            if firstTime {
+            let misses = state.withLock { state -> Int in
+                state.unregisteredMisses[head.typeName, default: 0] += 1
+                return state.unregisteredMisses[head.typeName, default: 0]
+            }
+            if misses == 2 {
                 configuration.log(
                     "no request class is registered as \(head.typeName); its operations wait until "
                         + "`register(\(head.typeName).self) { ... }` is called")
@@ -58,10 +61,13 @@ extension OfflineQueue {
         request.failureHandler = { [weak self, weak request] error in
             self?.attemptFailed(operation, error: error, response: request?.urlResponse)
         }
-        state.withLock { state in
+        let current = state.withLock { state -> Bool in
+            guard state.pending.first?.id == operation.id else { return false }
             state.pending[0] = operation
             state.inFlight = request
+            return true
         }
+        guard current else { return }
         request.start()
     }
 

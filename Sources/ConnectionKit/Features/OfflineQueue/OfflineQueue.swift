@@ -56,6 +56,7 @@ public final class OfflineQueue: Sendable {
         self.directory = directory
         self.configuration = configuration
         store = try OfflineStore(directory: directory)
+        worker.setSpecific(key: Self.workerKey, value: ObjectIdentifier(self))
         let loaded = store.load(log: configuration.log)
         state.withLock { state in
             state.pending = loaded.pending
@@ -90,7 +91,7 @@ public final class OfflineQueue: Sendable {
     public func register(typeName: String, factory: @escaping @Sendable () -> AnyConnectionRequest) {
         state.withLock { state in
             state.factories[typeName] = factory
-            state.reportedUnregistered.remove(typeName)
+            state.unregisteredMisses[typeName] = nil
         }
         attemptNow()
     }
@@ -128,7 +129,7 @@ public final class OfflineQueue: Sendable {
     @discardableResult
     public func remove(_ operation: QueuedOperation) throws -> Bool {
         // On the worker, so that no attempt rewrites the operation's file after it was deleted.
-        try worker.sync { try removeOnWorker(operation) }
+        try onWorker { try removeOnWorker(operation) }
     }
 
     private func removeOnWorker(_ operation: QueuedOperation) throws -> Bool {
@@ -193,9 +194,20 @@ public final class OfflineQueue: Sendable {
         timer?.cancel()
         request?.cancel()
         // Let the worker finish what it is doing, so no file is written after this returns.
-        worker.sync {}
+        onWorker {}
         store.releaseLock()
     }
+
+    /// Runs `body` on the worker and waits for it; runs it in place when already there (e.g. from a factory).
+    private func onWorker<Result>(_ body: () throws -> Result) rethrows -> Result {
+        if DispatchQueue.getSpecific(key: Self.workerKey) == ObjectIdentifier(self) {
+            return try body()
+        }
+        return try worker.sync(execute: body)
+    }
+
+    /// Marks the worker queues, so that ``onWorker(_:)`` can tell it is on one.
+    static let workerKey = DispatchSpecificKey<ObjectIdentifier>()
 
     /// Cancels the wait before the next attempt and attempts now.
     func attemptNow() {

@@ -9,8 +9,9 @@ struct OfflineQueueState {
     var factories: [String: @Sendable () -> AnyConnectionRequest] = [:]
     /// Requests enqueued by this process, by class name: the template when no factory is registered.
     var liveTemplates: [String: AnyConnectionRequest] = [:]
-    /// Class names already reported as not registered (logged once each).
-    var reportedUnregistered: Set<String> = []
+    /// How often each unregistered class name was met at the head of the queue (logged at the second time,
+    /// so that opening a queue and then registering does not log).
+    var unregisteredMisses: [String: Int] = [:]
     /// The request sending the head of the queue, if one is.
     var inFlight: QueuedOperationRequest?
     /// Waits before the next attempt.

@@ -90,6 +90,12 @@ final class OfflineStore: Sendable {
                 moveAside(file, reason: error, log: log)
             }
         }
+        // A crash between writing a dead letter and removing its pending entry leaves both: finish the move.
+        let deadIDs = Set(dead.map(\.operation.id))
+        for operation in pending where deadIDs.contains(operation.id) {
+            try? removeFile(pendingFile(operation))
+        }
+        pending.removeAll { deadIDs.contains($0.id) }
         removeOrphanBodies(referenced: Set((pending + dead.map(\.operation)).compactMap(\.bodyFileName)))
         return (
             pending.sorted { $0.sequence < $1.sequence }, dead.sorted { $0.operation.sequence < $1.operation.sequence }
@@ -150,7 +156,7 @@ final class OfflineStore: Sendable {
     }
 
     /// Writes the dead letter, then removes the pending entry: a crash in between leaves both, and loading
-    /// then keeps the pending one (it is retried), never neither.
+    /// then finishes the move; never neither.
     func moveToDead(_ letter: DeadLetter) throws {
         try writeAtomically(encode(letter), to: deadFile(letter.operation))
         try removeFile(pendingFile(letter.operation))
