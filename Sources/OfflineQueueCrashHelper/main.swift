@@ -1,7 +1,9 @@
-// Used by OfflineQueueCrashTests: enqueues writes against a server that is down, printing each
-// acknowledged write as `<index> <idempotency key>` the moment `enqueue` returns, until it is killed.
+// Used by OfflineQueueCrashTests, which kills it with SIGKILL: it either enqueues writes against a server that
+// is down, printing each acknowledged write the moment `enqueue` returns, or drains a queue, printing each
+// delivered write.
 //
-// Usage: OfflineQueueCrashHelper <queue directory> <server base URL> <count>
+// Usage: OfflineQueueCrashHelper enqueue <queue directory> <server base URL> <count>
+//        OfflineQueueCrashHelper drain <queue directory>
 import ConnectionKit
 import Foundation
 
@@ -35,26 +37,57 @@ func fail(_ message: String) -> Never {
     exit(1)
 }
 
-let arguments = CommandLine.arguments
-guard arguments.count == 4, let base = URL(string: arguments[2]), let count = Int(arguments[3]) else {
-    fail("usage: OfflineQueueCrashHelper <queue directory> <server base URL> <count>")
-}
-let queue: OfflineQueue
-do {
-    // The server is down: after the first refused attempt the queue waits an hour, so this process only enqueues.
-    queue = try OfflineQueue(
-        directory: URL(fileURLWithPath: arguments[1], isDirectory: true),
-        configuration: OfflineQueue.Configuration(
-            offlineRetryInterval: 3600, callbackQueue: DispatchQueue(label: "OfflineQueueCrashHelper")))
-} catch {
-    fail("cannot open the queue: \(error)")
-}
-for index in 0..<count {
+/// `enqueue <directory> <base URL> <count>`: enqueue against a server that is down, printing
+/// `<index> <idempotency key>` as each `enqueue` returns.
+func enqueueWrites(directory: String, base: URL, count: Int) {
+    let queue: OfflineQueue
     do {
-        let operation = try queue.enqueue(CrashWrite(base: base, index: index))
-        FileHandle.standardOutput.write(Data("\(index) \(operation.idempotencyKey)\n".utf8))
+        // The server is down: after the first refused attempt the queue waits an hour, so this only enqueues.
+        queue = try OfflineQueue(
+            directory: URL(fileURLWithPath: directory, isDirectory: true),
+            configuration: OfflineQueue.Configuration(
+                offlineRetryInterval: 3600, callbackQueue: DispatchQueue(label: "OfflineQueueCrashHelper")))
     } catch {
-        fail("enqueue \(index) failed: \(error)")
+        fail("cannot open the queue: \(error)")
     }
+    for index in 0..<count {
+        do {
+            let operation = try queue.enqueue(CrashWrite(base: base, index: index))
+            FileHandle.standardOutput.write(Data("\(index) \(operation.idempotencyKey)\n".utf8))
+        } catch {
+            fail("enqueue \(index) failed: \(error)")
+        }
+    }
+    FileHandle.standardOutput.write(Data("DONE\n".utf8))
 }
-FileHandle.standardOutput.write(Data("DONE\n".utf8))
+
+/// `drain <directory>`: deliver what is queued (to the server now up), printing `DELIVERED <key>` for each,
+/// until killed.
+func drainWrites(directory: String) -> Never {
+    let queue: OfflineQueue
+    do {
+        queue = try OfflineQueue(
+            directory: URL(fileURLWithPath: directory, isDirectory: true),
+            configuration: OfflineQueue.Configuration(
+                onlineRetryInterval: 0.05, offlineRetryInterval: 0.2,
+                callbackQueue: DispatchQueue(label: "OfflineQueueCrashHelper")))
+    } catch {
+        fail("cannot open the queue: \(error)")
+    }
+    queue.deliveredHandler = { operation, _ in
+        FileHandle.standardOutput.write(Data("DELIVERED \(operation.idempotencyKey)\n".utf8))
+    }
+    queue.register(CrashWrite.self) { CrashWrite(base: URL(fileURLWithPath: "/"), index: -1) }
+    dispatchMain()
+}
+
+let arguments = CommandLine.arguments
+if arguments.count == 3, arguments[1] == "drain" {
+    drainWrites(directory: arguments[2])
+} else if arguments.count == 5, arguments[1] == "enqueue", let base = URL(string: arguments[3]),
+    let count = Int(arguments[4])
+{
+    enqueueWrites(directory: arguments[2], base: base, count: count)
+} else {
+    fail("usage: OfflineQueueCrashHelper enqueue <queue directory> <server base URL> <count> | drain <queue directory>")
+}

@@ -42,38 +42,39 @@ struct OfflineQueueCrashTests {
         return nil
     }
 
-    @Test(
-        "a process killed with SIGKILL while enqueueing loses no acknowledged write; the next one delivers each",
-        arguments: 0..<4)
-    func killWhileEnqueueingThenDrain(round: Int) throws {
-        let helper = try #require(Self.helperURL(), "OfflineQueueCrashHelper was not built beside the tests")
-        let killAfter = [0, Int.random(in: 1..<100), Int.random(in: 100..<600), Int.random(in: 600..<Self.writes)][
-            round]
-        let reservation = try PortReservation()
-        let directory = OfflineFixtures.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-
-        // 1. The child enqueues against the down server and is killed after `killAfter` acknowledgements.
+    /// Runs the helper; with `killAfterLines`, kills it with SIGKILL once it printed that many lines (at once
+    /// for 0), otherwise lets it finish. Returns everything it printed.
+    static func runHelper(_ helper: URL, _ arguments: [String], killAfterLines: Int?) throws -> Data {
         let process = Process()
         process.executableURL = helper
-        process.arguments = [directory.path, reservation.baseURL.absoluteString, String(Self.writes)]
+        process.arguments = arguments
         let pipe = Pipe()
         process.standardOutput = pipe
         try process.run()
         let reader = pipe.fileHandleForReading
         var output = Data()
-        while output.reduce(0, { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) }) < killAfter {
-            let chunk = reader.availableData
-            if chunk.isEmpty { break }
-            output.append(chunk)
+        if let killAfterLines {
+            while output.reduce(0, { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) }) < killAfterLines {
+                let chunk = reader.availableData
+                if chunk.isEmpty { break }
+                output.append(chunk)
+            }
+            kill(process.processIdentifier, SIGKILL)
         }
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
         try? pipe.fileHandleForWriting.close()
         output.append(reader.readDataToEndOfFile())
-        #expect(process.terminationReason == .uncaughtSignal || output.suffix(5) == Data("DONE\n".utf8))
+        process.waitUntilExit()
+        if killAfterLines != nil {
+            #expect(process.terminationReason == .uncaughtSignal || output.suffix(5) == Data("DONE\n".utf8))
+        } else {
+            #expect(process.terminationStatus == 0)
+        }
+        return output
+    }
 
-        // Only complete lines count: a line cut by the kill was never acknowledged to anyone.
+    /// The `<index> <key>` lines of the enqueueing helper, by key. Only complete lines count: a line cut by the
+    /// kill was never acknowledged to anyone.
+    static func acknowledgements(in output: Data) -> [String: Int] {
         var acknowledged: [String: Int] = [:]
         var lines = String(decoding: output, as: UTF8.self).components(separatedBy: "\n")
         lines.removeLast()
@@ -85,6 +86,74 @@ struct OfflineQueueCrashTests {
             }
             acknowledged[String(parts[1])] = index
         }
+        return acknowledged
+    }
+
+    @Test(
+        "a process killed with SIGKILL while delivering loses nothing; the next one delivers the rest with the same keys",
+        arguments: 0..<2)
+    func killWhileDeliveringThenFinish(round: Int) throws {
+        let helper = try #require(Self.helperURL(), "OfflineQueueCrashHelper was not built beside the tests")
+        let writes = 300
+        let reservation = try PortReservation()
+        let directory = OfflineFixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let acknowledged = Self.acknowledgements(
+            in: try Self.runHelper(
+                helper, ["enqueue", directory.path, reservation.baseURL.absoluteString, String(writes)],
+                killAfterLines: nil))
+        #expect(acknowledged.count == writes)
+
+        let server = TestServer()
+        defer { server.stop() }
+        server.route("POST", "/writes") { _ in .text("ok") }
+        try reservation.startServer(server)
+        // A child drains, and is killed after `killAfter` deliveries (mid-attempt, mid-delete: wherever it is).
+        let killAfter = round == 0 ? Int.random(in: 1..<20) : Int.random(in: 20..<(writes - 20))
+        let drained = try Self.runHelper(helper, ["drain", directory.path], killAfterLines: killAfter)
+        let deliveredByChild = String(decoding: drained, as: UTF8.self).components(separatedBy: "\n")
+            .filter { $0.hasPrefix("DELIVERED ") }.count
+        #expect(deliveredByChild >= killAfter)
+
+        let queue = try OfflineQueue(directory: directory, configuration: OfflineFixtures.configuration())
+        defer { queue.close() }
+        let delivered = Collector<QueuedOperation>()
+        queue.deliveredHandler = { operation, _ in delivered.append(operation) }
+        let remaining = queue.pending.count
+        #expect(remaining <= writes - deliveredByChild)
+        queue.register(typeName: "CrashWrite") { DrainWrite() }
+        delivered.wait(for: remaining, timeout: 180)
+
+        let received = server.receivedRequests("/writes")
+        let keys = received.map { $0.header("Idempotency-Key") ?? "(none)" }
+        #expect(Set(keys) == Set(acknowledged.keys))
+        for request in received {
+            let index = acknowledged[request.header("Idempotency-Key") ?? ""]
+            #expect(request.bodyString == index.map { "write-\($0)" })
+        }
+        // At least once: a write in flight at the kill may arrive twice, never more than that one.
+        #expect(keys.count - Set(keys).count <= 1)
+        #expect(queue.pending.isEmpty)
+        #expect(queue.deadLetters.isEmpty)
+    }
+
+    @Test(
+        "a process killed with SIGKILL while enqueueing loses no acknowledged write; the next one delivers each",
+        arguments: 0..<4)
+    func killWhileEnqueueingThenDrain(round: Int) throws {
+        let helper = try #require(Self.helperURL(), "OfflineQueueCrashHelper was not built beside the tests")
+        let killPoints = [0, Int.random(in: 1..<100), Int.random(in: 100..<600), Int.random(in: 600..<Self.writes)]
+        let killAfter = killPoints[round]
+        let reservation = try PortReservation()
+        let directory = OfflineFixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+
+        // 1. The child enqueues against the down server and is killed after `killAfter` acknowledgements.
+        let output = try Self.runHelper(
+            helper, ["enqueue", directory.path, reservation.baseURL.absoluteString, String(Self.writes)],
+            killAfterLines: killAfter)
+
+        let acknowledged = Self.acknowledgements(in: output)
         #expect(acknowledged.count >= min(killAfter, Self.writes))
         #expect(Set(acknowledged.values) == Set(0..<acknowledged.count))
 
