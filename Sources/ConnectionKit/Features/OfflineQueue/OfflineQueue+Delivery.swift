@@ -65,6 +65,7 @@ extension OfflineQueue {
             guard state.pending.first?.id == operation.id else { return false }
             state.pending[0] = operation
             state.inFlight = request
+            state.retryImmediately = false
             return true
         }
         guard current else { return }
@@ -142,10 +143,17 @@ extension OfflineQueue {
             deadLetter(operation, error: error, note: "older than \(age) s")
             return
         }
-        let failures = state.withLock { $0.consecutiveFailures }
+        let (failures, immediately) = state.withLock { state in
+            defer { state.retryImmediately = false }
+            return (state.consecutiveFailures, state.retryImmediately)
+        }
         var wait = unreachable ? configuration.offlineRetryInterval : configuration.onlineRetryInterval
         if let backoff = configuration.backoff {
             wait = max(wait, backoff.retryAfterDelay(from: response) ?? backoff.backoff(beforeRetry: failures))
+        }
+        if immediately {
+            // The app said the network is back while this attempt was under way.
+            wait = 0
         }
         report(wait)
         scheduleRetry(after: wait)

@@ -216,6 +216,7 @@ public final class OfflineQueue: Sendable {
                 state.retryTimer = nil
                 state.timerGeneration &+= 1
             }
+            if state.inFlight != nil { state.retryImmediately = true }
             return state.retryTimer
         }
         timer?.cancel()

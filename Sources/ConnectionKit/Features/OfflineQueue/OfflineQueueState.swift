@@ -27,6 +27,9 @@ struct OfflineQueueState {
     var failedAttemptHandler: (@Sendable (FailedAttempt) -> Void)?
     var isSuspended = false
     var isClosed = false
+    /// Set when an immediate attempt was asked for (`setReachable(true)`, `register`, `resume`) while one
+    /// was in flight: if that one fails, the next starts without waiting.
+    var retryImmediately = false
     /// Bumped whenever the retry timer is replaced or dropped, so a stale firing does nothing.
     var timerGeneration: UInt64 = 0
 
