@@ -40,6 +40,14 @@ public final class TestServer: Sendable {
         try core.start()
     }
 
+    /// Binds 127.0.0.1 on `port` and starts accepting, so that a client configured while the server was down
+    /// (say, an offline queue pointed at ``url(_:)`` after ``stop()``) reaches it again at the same address.
+    /// `port` 0 lets the OS pick, like ``start()``. Throws ``TestServerError/socketFailure(operation:errno:)``
+    /// when the port is taken, ``TestServerError/alreadyRunning`` when running.
+    public func start(port: Int) throws {
+        try core.start(port: port)
+    }
+
     /// Closes the listener and every open connection, ending all stalls and delays; waits briefly (under a
     /// second) for the server threads to finish. Idempotent; also called from `deinit`.
     public func stop() {

@@ -202,6 +202,7 @@ extension AnyConnectionRequest {
             return true
         }
         guard scheduled else {
+            timer.discardUnresumed()
             finish(run: run, outcome: .failure(error))
             return
         }
@@ -227,7 +228,11 @@ extension AnyConnectionRequest {
             state.idleTimer = timer
             return true
         }
-        guard armed else { return }
+        guard armed else {
+            // The run ended (e.g. cancelled, or already answered) before the timer was armed.
+            timer.discardUnresumed()
+            return
+        }
         timer.setEventHandler { [weak self] in
             guard let self else {
                 timer.cancel()
@@ -263,7 +268,10 @@ extension AnyConnectionRequest {
             state.deadlineTimer = timer
             return true
         }
-        guard armed else { return }
+        guard armed else {
+            timer.discardUnresumed()
+            return
+        }
         timer.setEventHandler { [weak self] in
             timer.cancel()
             self?.finish(run: run, outcome: .failure(ConnectionError(.timedOut)))
@@ -333,13 +341,22 @@ extension AnyConnectionRequest {
 
     /// Runs on the callback queue: the user-visible ending.
     private func deliver(_ outcome: RunOutcome, waiters: [Waiter]) {
-        storage.withLock { $0.deliveringWaiters = waiters }
+        let interceptor = storage.withLock { state in
+            state.deliveringWaiters = waiters
+            defer { state.offlineInterceptor = nil }
+            return state.offlineInterceptor
+        }
         let fallback: Result<any Sendable, any Error>
         switch outcome {
         case .success(let output):
             deliverOutput(output)
             fallback = .success(output)
         case .failure(let error):
+            if let interceptor, interceptor(error) {
+                // Queued for later delivery: the offline handler ran instead of the failure path.
+                resolveWaiters(with: .failure(parseError(error)))
+                return
+            }
             let mapped = parseError(error)
             handleConnectionError(mapped)
             fallback = .failure(mapped)

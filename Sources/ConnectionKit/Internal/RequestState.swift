@@ -17,6 +17,9 @@ struct RequestState {
     var oneOffRequest: URLRequest?
     /// The URL given to `DownloadRequest(from:to:)`.
     var downloadSource: URL?
+    /// Set by `OfflineQueue.start(_:onOffline:)` for one run: offered the failure first, on the callback
+    /// queue; when it returns `true` (the request was queued) the failure path is skipped.
+    var offlineInterceptor: (@Sendable (ConnectionError) -> Bool)?
 
     // MARK: The current run
     var phase: ConnectionState = .idle

@@ -38,7 +38,7 @@ final class URLSessionTransport: Transport {
         self.session = URLSession(configuration: configuration, delegate: router, delegateQueue: delegateQueue)
     }
 
-    /// Ephemeral (no cookie file on disk, no cache), 64 connections per host (Linux defaults to 6),
+    /// Ephemeral, no cookie jar, no cache, 64 connections per host (Linux defaults to 6),
     /// and URLSession's own timeouts out of the way: requests enforce theirs.
     static func defaultConfiguration() -> URLSessionConfiguration {
         let configuration = URLSessionConfiguration.ephemeral
@@ -46,6 +46,12 @@ final class URLSessionTransport: Transport {
         configuration.timeoutIntervalForRequest = 7 * 24 * 3600
         configuration.timeoutIntervalForResource = 7 * 24 * 3600
         configuration.urlCache = nil
+        // No implicit cookie jar: one process-wide session would share one server's cookies with every
+        // request class talking to that host (any port), and on Linux a stored cookie replaces a Cookie
+        // header the request set itself. Requests send cookies explicitly (see docs/endpoints.md).
+        configuration.httpCookieStorage = nil
+        configuration.httpShouldSetCookies = false
+        configuration.httpCookieAcceptPolicy = .never
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
         return configuration
     }

@@ -21,11 +21,11 @@ final class ServerCore: Sendable {
 
     // MARK: - Lifecycle
 
-    func start() throws {
+    func start(port: Int = 0) throws {
         let alreadyRunning = state.withLock { $0.run != nil }
         guard !alreadyRunning else { throw TestServerError.alreadyRunning }
         let wake = try WakeSignal()
-        let listener = try POSIXSocket.openLoopbackListener()
+        let listener = try POSIXSocket.openLoopbackListener(port: port)
         let run = ServerRun(listenFD: listener.fd, wake: wake)
         let installed = state.withLock { state -> Bool in
             guard state.run == nil else { return false }
