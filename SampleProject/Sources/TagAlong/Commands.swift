@@ -30,15 +30,28 @@ enum Commands {
         }
     }
 
-    /// `post`: posts a micropost as the logged-in user.
-    static func post(text: String) async -> Bool {
+    /// `post`: posts a micropost as the logged-in user, through the offline queue: when the server cannot
+    /// be reached the post is stored on disk and delivered later, instead of failing.
+    static func post(text: String, via outbox: OfflineQueue) async -> PostOutcome {
         guard AppConfiguration.shared.token() != nil else {
             Terminal.error("log in first: TagAlong login --user U --password P")
-            return false
+            return .failed
         }
-        guard let saved = try? await CreateMicropost(text: text).value() else { return false }
-        Terminal.line("Posted micropost #\(saved.id ?? 0): \(saved.text)")
-        return true
+        let outcome = await Once.wait(timeout: 60, orElse: PostOutcome.failed) { once in
+            let request = CreateMicropost(text: text)
+            request.completionHandler = { saved in once.resume(.posted(saved)) }
+            request.failureHandler = { _ in once.resume(.failed) }  // reported by TagAlongRequest
+            request.start(via: outbox) { operation in once.resume(.queued(operation)) }
+        }
+        switch outcome {
+        case .posted(let saved):
+            Terminal.line("Posted micropost #\(saved.id ?? 0): \(saved.text)")
+        case .queued:
+            Terminal.line("The server cannot be reached: the post is queued (\(outbox.pending.count) waiting) and will be delivered when it can be.")
+        case .failed:
+            break
+        }
+        return outcome
     }
 
     /// `download`: saves the flyer to `destination` with a progress bar. With `--debug`, the registry is

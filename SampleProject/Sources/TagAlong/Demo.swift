@@ -4,6 +4,7 @@ import Foundation
 /// The scripted end-to-end run (the default command): every step must succeed, or the app exits 1.
 struct Demo {
     let server: DemoServer
+    let outbox: OfflineQueue
     let workDirectory: URL
     let debug: Bool
 
@@ -25,9 +26,12 @@ struct Demo {
         check(await Commands.login(user: DemoServer.user, password: DemoServer.password), "login")
 
         Terminal.step(4, "Post a micropost")
-        check(await Commands.post(text: "Who is up for climbing on Saturday?"), "post")
+        check(await postsNow(), "post")
 
-        Terminal.step(5, "Download the event flyer")
+        Terminal.step(5, "Post while the server is down: queued on disk, delivered when it is back")
+        check(await offlinePostIsDeliveredLater(), "offline post")
+
+        Terminal.step(6, "Download the event flyer")
         let destination = workDirectory.appendingPathComponent("flyer.pdf")
         check(await Commands.download(to: destination, debug: debug) && flyerIsIntact(at: destination), "download")
 
@@ -52,6 +56,35 @@ struct Demo {
         } catch {
             return false
         }
+    }
+
+    private func postsNow() async -> Bool {
+        if case .posted = await Commands.post(text: "Who is up for climbing on Saturday?", via: outbox) { return true }
+        return false
+    }
+
+    private func offlinePostIsDeliveredLater() async -> Bool {
+        let text = "Posted from the train, with no signal"
+        let port = server.port
+        server.stop()
+        Terminal.line("  the demo server is down")
+        guard case .queued = await Commands.post(text: text, via: outbox) else { return false }
+        do {
+            try server.restart(onPort: port)
+        } catch {
+            Terminal.error("could not restart the demo server on port \(port): \(error)")
+            return false
+        }
+        Terminal.line("  the demo server is back on port \(port)")
+        let outbox = self.outbox
+        let delivered = await Once.wait(timeout: 30, orElse: false) { once in
+            outbox.deliveredHandler = { _, _ in once.resume(true) }
+            outbox.setReachable(true)  // what a reachability monitor would say: attempt now, not in 10 s
+        }
+        outbox.deliveredHandler = nil
+        let arrived = server.receivedMicroposts.contains { $0.text == text }
+        Terminal.line(arrived ? "  delivered: the server has \"\(text)\"" : "  the queued post did not arrive")
+        return delivered && arrived
     }
 
     private func flyerIsIntact(at file: URL) -> Bool {

@@ -36,7 +36,16 @@ final class DemoServer: Sendable {
     /// Every micropost received so far.
     var receivedMicroposts: [Micropost] { microposts.value }
 
+    /// The port it listens on (0 before the first start).
+    var port: Int { server.port }
+
     func stop() { server.stop() }
+
+    /// Starts again after ``stop()`` on the same port, so that clients configured while it was down (the
+    /// offline queue's stored URLs) reach it again. Routes and microposts are kept.
+    func restart(onPort port: Int) throws {
+        try server.start(port: port)
+    }
 
     private func addRoutes() {
         let microposts = self.microposts

@@ -44,11 +44,20 @@ try? FileManager.default.createDirectory(at: dataDirectory, withIntermediateDire
 AppConfiguration.shared.credentials = FileCredentialStore(
     fileURL: dataDirectory.appendingPathComponent("credentials.json"))
 
+/// Posts made while the server cannot be reached wait here, on disk, across runs.
+let outbox: OfflineQueue
+do {
+    outbox = try Outbox.open(in: dataDirectory.appendingPathComponent("outbox"))
+} catch {
+    Terminal.error("could not open the offline queue: \(error.localizedDescription)")
+    exit(1)
+}
+
 let succeeded: Bool
 switch options.command {
 case .demo:
     if let demoServer {
-        succeeded = await Demo(server: demoServer, workDirectory: dataDirectory, debug: options.debug).run()
+        succeeded = await Demo(server: demoServer, outbox: outbox, workDirectory: dataDirectory, debug: options.debug).run()
     } else {
         succeeded = false
     }
@@ -57,7 +66,11 @@ case .events:
 case .login(let user, let password):
     succeeded = await Commands.login(user: user, password: password)
 case .post(let text):
-    succeeded = await Commands.post(text: text)
+    if case .failed = await Commands.post(text: text, via: outbox) {
+        succeeded = false
+    } else {
+        succeeded = true
+    }
 case .download(let destination):
     let file = destination.map { URL(fileURLWithPath: $0) }
         ?? URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent("flyer.pdf")
@@ -69,6 +82,7 @@ case .help:
 if options.debug {
     Commands.printRegistry()
 }
+outbox.close()
 demoServer?.stop()
 if isDemo {
     try? FileManager.default.removeItem(at: dataDirectory)
