@@ -12,6 +12,10 @@
 //   3. how long cancel() of a running download takes to end it: from the call to the failure
 //      handler (goal < 100 ms median), and that nothing is left on disk;
 //   4. the latency of small GETs made one after another while the large download runs (goal < 50 ms median).
+//
+// Wiring: an `.executableTarget(name: "FileBench", dependencies: ConnectionKit, ConnectionKitTesting)`
+// in Benchmarks/Package.swift. Until then, a throwaway package whose Sources/FileBench links to this
+// folder and depends on the root by path runs it: `swift build -c release && .build/release/FileBench`.
 import ConnectionKit
 import ConnectionKitTesting
 import Foundation

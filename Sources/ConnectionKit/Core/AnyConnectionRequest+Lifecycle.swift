@@ -13,6 +13,19 @@ enum ConnectionQueues {
         label: "ConnectionKit.processing", qos: .userInitiated, attributes: .concurrent)
     /// Idle timeouts, backoff waits and deadlines.
     static let timers = DispatchQueue(label: "ConnectionKit.timers", qos: .utility)
+
+    /// A one-shot timer on `timers`, already resumed: a source that was never resumed must not be
+    /// released (libdispatch traps), so timers are only ever handed around running.
+    static func startTimer(
+        after seconds: TimeInterval, _ handler: @escaping @Sendable (any DispatchSourceTimer) -> Void
+    ) -> any DispatchSourceTimer {
+        let timer = DispatchSource.makeTimerSource(queue: timers)
+        // The handler holds the timer until it is cancelled (libdispatch then releases the handler).
+        timer.setEventHandler { handler(timer) }
+        timer.schedule(deadline: .now() + max(0, seconds))
+        timer.resume()
+        return timer
+    }
 }
 
 /// How a run ends.
@@ -193,7 +206,12 @@ extension AnyConnectionRequest {
             return
         }
         let wait = max(0, delay)
-        let timer = DispatchSource.makeTimerSource(queue: ConnectionQueues.timers)
+        // The timer is running before it is stored, so that whoever cancels it never releases a
+        // suspended source (libdispatch traps on that); its handler re-checks the run anyway.
+        let timer = ConnectionQueues.startTimer(after: wait) { [weak self] timer in
+            timer.cancel()
+            self?.beginAttempt(run: run)
+        }
         let scheduled: Bool = storage.withLock { state in
             guard state.run == run, state.phase == .running else { return false }
             if let deadline = state.deadline, DispatchTime.now() + wait >= deadline { return false }
@@ -202,17 +220,11 @@ extension AnyConnectionRequest {
             return true
         }
         guard scheduled else {
-            timer.discardUnresumed()
+            timer.cancel()
             finish(run: run, outcome: .failure(error))
             return
         }
-        timer.setEventHandler { [weak self] in
-            timer.cancel()
-            self?.beginAttempt(run: run)
-        }
-        timer.schedule(deadline: .now() + wait)
         ConnectionRegistry.shared.emit(.retried(attempt: attempt + 1, after: wait, error: error), for: self)
-        timer.resume()
     }
 
     // MARK: - Timers
@@ -221,19 +233,7 @@ extension AnyConnectionRequest {
     private func armIdleTimer(run: UInt64, serial: UInt64) {
         let timeout = timeoutInterval
         guard timeout.isFinite else { return }
-        let timer = DispatchSource.makeTimerSource(queue: ConnectionQueues.timers)
-        let armed: Bool = storage.withLock { state in
-            guard state.isCurrent(run: run, serial: serial) else { return false }
-            state.idleTimer?.cancel()
-            state.idleTimer = timer
-            return true
-        }
-        guard armed else {
-            // The run ended (e.g. cancelled, or already answered) before the timer was armed.
-            timer.discardUnresumed()
-            return
-        }
-        timer.setEventHandler { [weak self] in
+        let timer = ConnectionQueues.startTimer(after: timeout) { [weak self] timer in
             guard let self else {
                 timer.cancel()
                 return
@@ -254,30 +254,32 @@ extension AnyConnectionRequest {
                 self.attemptFailed(run: run, serial: serial, error: ConnectionError(.timedOut), response: nil)
             }
         }
-        timer.schedule(deadline: .now() + timeout)
-        timer.resume()
+        let armed: Bool = storage.withLock { state in
+            guard state.isCurrent(run: run, serial: serial) else { return false }
+            state.idleTimer?.cancel()
+            state.idleTimer = timer
+            return true
+        }
+        if !armed {
+            // The transfer ended (cancelled, or already answered) before its timer was stored.
+            timer.cancel()
+        }
     }
 
     /// Ends the run with `.timedOut` when the retry policy's deadline passes.
     private func armDeadline(run: UInt64, after seconds: TimeInterval) {
-        let timer = DispatchSource.makeTimerSource(queue: ConnectionQueues.timers)
         let deadline = DispatchTime.now() + max(0, seconds)
+        let timer = ConnectionQueues.startTimer(after: max(0, seconds)) { [weak self] timer in
+            timer.cancel()
+            self?.finish(run: run, outcome: .failure(ConnectionError(.timedOut)))
+        }
         let armed: Bool = storage.withLock { state in
             guard state.run == run, state.phase == .running else { return false }
             state.deadline = deadline
             state.deadlineTimer = timer
             return true
         }
-        guard armed else {
-            timer.discardUnresumed()
-            return
-        }
-        timer.setEventHandler { [weak self] in
-            timer.cancel()
-            self?.finish(run: run, outcome: .failure(ConnectionError(.timedOut)))
-        }
-        timer.schedule(deadline: deadline)
-        timer.resume()
+        if !armed { timer.cancel() }
     }
 
     // MARK: - Ending
