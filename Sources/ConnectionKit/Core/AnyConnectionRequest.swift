@@ -229,14 +229,14 @@ open class AnyConnectionRequest: @unchecked Sendable, CustomDebugStringConvertib
 
     // MARK: - Handlers and settings
 
-    /// Called with any failure, on ``callbackQueue``, after ``parseError(_:)`` mapped it.
+    /// Called with any failure, on ``callbackQueue``, after ``parseError(_:)`` mapped it. Default `nil`.
     public var failureHandler: (@Sendable (any Error) -> Void)? {
         get { storage.withLock { $0.failureHandler } }
         set { storage.withLock { $0.failureHandler = newValue } }
     }
 
     /// Called with upload and download progress on ``callbackQueue``, at most every
-    /// ``progressInterval`` per direction and once when each direction completes.
+    /// ``progressInterval`` per direction and once when each direction completes. Default `nil`.
     public var progressHandler: (@Sendable (TransferProgress) -> Void)? {
         get { storage.withLock { $0.progressHandler } }
         set { storage.withLock { $0.progressHandler = newValue } }

@@ -23,7 +23,7 @@ open class ConnectionRequest<Output: Sendable>: AnyConnectionRequest, @unchecked
         super.init()
     }
 
-    /// Called with the result on ``AnyConnectionRequest/callbackQueue``.
+    /// Called with the result on ``AnyConnectionRequest/callbackQueue``. Default `nil`.
     public var completionHandler: (@Sendable (Output) -> Void)? {
         get { storage.withLock { $0.completionHandler as? @Sendable (Output) -> Void } }
         set { storage.withLock { $0.completionHandler = newValue } }

@@ -99,18 +99,20 @@ public final class OfflineQueue: Sendable {
     // MARK: - Handlers
 
     /// Called on ``Configuration/callbackQueue`` with each delivered operation and the response body.
+    /// Default `nil`.
     public var deliveredHandler: (@Sendable (QueuedOperation, Data) -> Void)? {
         get { state.withLock { $0.deliveredHandler } }
         set { state.withLock { $0.deliveredHandler = newValue } }
     }
 
-    /// Called on ``Configuration/callbackQueue`` with each operation moved to ``deadLetters``.
+    /// Called on ``Configuration/callbackQueue`` with each operation moved to ``deadLetters``. Default `nil`.
     public var deadLetterHandler: (@Sendable (DeadLetter) -> Void)? {
         get { state.withLock { $0.deadLetterHandler } }
         set { state.withLock { $0.deadLetterHandler = newValue } }
     }
 
     /// Called on ``Configuration/callbackQueue`` after each failed attempt, with the wait before the next.
+    /// Default `nil`.
     public var failedAttemptHandler: (@Sendable (FailedAttempt) -> Void)? {
         get { state.withLock { $0.failedAttemptHandler } }
         set { state.withLock { $0.failedAttemptHandler = newValue } }
