@@ -47,7 +47,9 @@ enum Commands {
         case .posted(let saved):
             Terminal.line("Posted micropost #\(saved.id ?? 0): \(saved.text)")
         case .queued:
-            Terminal.line("The server cannot be reached: the post is queued (\(outbox.pending.count) waiting) and will be delivered when it can be.")
+            let waiting = outbox.pending.count
+            Terminal.line(
+                "The server cannot be reached: the post is queued (\(waiting) waiting), to be delivered later.")
         case .failed:
             break
         }
@@ -62,9 +64,12 @@ enum Commands {
         download.progressHandler = { progress in
             guard progress.direction == .download else { return }
             Terminal.progressBar(progress)
-            if debug, (progress.fractionCompleted ?? 0) >= 0.5, !dumped.update({ done in defer { done = true }; return done }) {
-                Terminal.line("\n" + ConnectionRegistry.shared.debugDump())
+            guard debug, (progress.fractionCompleted ?? 0) >= 0.5 else { return }
+            let isFirst = dumped.update { done in
+                defer { done = true }
+                return !done
             }
+            if isFirst { Terminal.line("\n" + ConnectionRegistry.shared.debugDump()) }
         }
         do {
             let file = try await download.value()

@@ -91,7 +91,9 @@ struct Options: Sendable {
             guard let user, let password else { throw UsageError("login needs --user U --password P") }
             options.command = .login(user: user, password: password)
         case "post":
-            guard positional.count == 2, !positional[1].isEmpty else { throw UsageError(#"post needs one text: post "text""#) }
+            guard positional.count == 2, !positional[1].isEmpty else {
+                throw UsageError(#"post needs one text: post "text""#)
+            }
             options.command = .post(text: positional[1])
         case "download": options.command = .download(destination: destination)
         case "help": options.command = .help

@@ -57,7 +57,8 @@ let succeeded: Bool
 switch options.command {
 case .demo:
     if let demoServer {
-        succeeded = await Demo(server: demoServer, outbox: outbox, workDirectory: dataDirectory, debug: options.debug).run()
+        succeeded = await Demo(server: demoServer, outbox: outbox, workDirectory: dataDirectory, debug: options.debug)
+            .run()
     } else {
         succeeded = false
     }
@@ -72,7 +73,8 @@ case .post(let text):
         succeeded = true
     }
 case .download(let destination):
-    let file = destination.map { URL(fileURLWithPath: $0) }
+    let file =
+        destination.map { URL(fileURLWithPath: $0) }
         ?? URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent("flyer.pdf")
     succeeded = await Commands.download(to: file, debug: options.debug)
 case .help:
