@@ -11,6 +11,15 @@ enum ConnectionQueues {
     static let processing = DispatchQueue(label: "ConnectionKit.processing", qos: .utility, attributes: .concurrent)
     /// Idle timeouts, backoff waits and deadlines.
     static let timers = DispatchQueue(label: "ConnectionKit.timers", qos: .utility)
+
+    /// A timer on ``timers``, already activated and not yet scheduled (so it does not fire until
+    /// `schedule` is called). Activated at once because libdispatch traps when the last reference to
+    /// a never-activated source goes away, which happens whenever a cancel races the arming of a timer.
+    static func makeTimer() -> any DispatchSourceTimer {
+        let timer = DispatchSource.makeTimerSource(queue: timers)
+        timer.resume()
+        return timer
+    }
 }
 
 /// How a run ends.
@@ -51,16 +60,19 @@ extension AnyConnectionRequest {
             state.redirectCount = 0
             state.urlResponse = nil
             state.sentRequest = nil
+            state.attemptRequest = nil
             state.redactedURL = nil
             state.dateStarted = Date()
             state.dateFinished = nil
             state.deadline = nil
             state.resetTransferCounters()
             if let waiter { state.waiters.append(Waiter(run: state.run, resume: waiter)) }
+            // Under the request's lock, like the removal in `finish`, so that a cancel racing this
+            // start cannot leave an ended request in the registry.
+            ConnectionRegistry.shared.register(self)
             return (state.run, state.callbackQueue)
         }
         guard let started else { return }
-        ConnectionRegistry.shared.register(self)
         if let deadline = retryPolicy.deadline {
             armDeadline(run: started.run, after: deadline)
         }
@@ -101,6 +113,7 @@ extension AnyConnectionRequest {
             finish(run: run, outcome: .failure(contextualize(error, as: { .invalidRequest(reason: "\($0)") })))
             return
         }
+        storage.withLock { $0.attemptRequest = request }
         beginTransfer(run: run, request: request)
     }
 
@@ -172,8 +185,14 @@ extension AnyConnectionRequest {
             finish(run: run, outcome: .failure(error))
             return
         }
-        let wait = max(0, delay)
-        let timer = DispatchSource.makeTimerSource(queue: ConnectionQueues.timers)
+        let wait = RetryPolicy.sanitizedWait(delay)
+        let timer = ConnectionQueues.makeTimer()
+        // The handler is set before the timer is shared, and the timer is cancelled on every path that
+        // drops it: a cancelled source releases its handler, which breaks the timer-handler cycle.
+        timer.setEventHandler { [weak self] in
+            timer.cancel()
+            self?.beginAttempt(run: run)
+        }
         let scheduled: Bool = storage.withLock { state in
             guard state.run == run, state.phase == .running else { return false }
             if let deadline = state.deadline, DispatchTime.now() + wait >= deadline { return false }
@@ -182,16 +201,12 @@ extension AnyConnectionRequest {
             return true
         }
         guard scheduled else {
+            timer.cancel()
             finish(run: run, outcome: .failure(error))
             return
         }
-        timer.setEventHandler { [weak self] in
-            timer.cancel()
-            self?.beginAttempt(run: run)
-        }
-        timer.schedule(deadline: .now() + wait)
         ConnectionRegistry.shared.emit(.retried(attempt: attempt + 1, after: wait, error: error), for: self)
-        timer.resume()
+        timer.schedule(deadline: .now() + wait)
     }
 
     // MARK: - Timers
@@ -200,14 +215,7 @@ extension AnyConnectionRequest {
     private func armIdleTimer(run: UInt64, serial: UInt64) {
         let timeout = timeoutInterval
         guard timeout.isFinite else { return }
-        let timer = DispatchSource.makeTimerSource(queue: ConnectionQueues.timers)
-        let armed: Bool = storage.withLock { state in
-            guard state.isCurrent(run: run, serial: serial) else { return false }
-            state.idleTimer?.cancel()
-            state.idleTimer = timer
-            return true
-        }
-        guard armed else { return }
+        let timer = ConnectionQueues.makeTimer()
         timer.setEventHandler { [weak self] in
             guard let self else {
                 timer.cancel()
@@ -229,27 +237,38 @@ extension AnyConnectionRequest {
                 self.attemptFailed(run: run, serial: serial, error: ConnectionError(.timedOut), response: nil)
             }
         }
+        let armed: Bool = storage.withLock { state in
+            guard state.isCurrent(run: run, serial: serial) else { return false }
+            state.idleTimer?.cancel()
+            state.idleTimer = timer
+            return true
+        }
+        guard armed else {
+            timer.cancel()
+            return
+        }
         timer.schedule(deadline: .now() + timeout)
-        timer.resume()
     }
 
     /// Ends the run with `.timedOut` when the retry policy's deadline passes.
     private func armDeadline(run: UInt64, after seconds: TimeInterval) {
-        let timer = DispatchSource.makeTimerSource(queue: ConnectionQueues.timers)
-        let deadline = DispatchTime.now() + max(0, seconds)
+        let timer = ConnectionQueues.makeTimer()
+        timer.setEventHandler { [weak self] in
+            timer.cancel()
+            self?.finish(run: run, outcome: .failure(ConnectionError(.timedOut)))
+        }
+        let deadline = DispatchTime.now() + RetryPolicy.sanitizedWait(seconds)
         let armed: Bool = storage.withLock { state in
             guard state.run == run, state.phase == .running else { return false }
             state.deadline = deadline
             state.deadlineTimer = timer
             return true
         }
-        guard armed else { return }
-        timer.setEventHandler { [weak self] in
+        guard armed else {
             timer.cancel()
-            self?.finish(run: run, outcome: .failure(ConnectionError(.timedOut)))
+            return
         }
         timer.schedule(deadline: deadline)
-        timer.resume()
     }
 
     // MARK: - Ending
@@ -272,6 +291,7 @@ extension AnyConnectionRequest {
                 state.transferSerial &+= 1
                 let transfer = state.transfer
                 state.transfer = nil
+                ConnectionRegistry.shared.unregister(self)
                 return (state.callbackQueue, transfer, state.takeTimers())
             }
         guard let ending else { return false }
@@ -286,7 +306,6 @@ extension AnyConnectionRequest {
                 outcome = .failure(failure)
             }
         }
-        ConnectionRegistry.shared.unregister(self)
         ConnectionRegistry.shared.emit(.ended(outcome), for: self)
         let waiters: [Waiter] = storage.withLock { state in
             let (mine, others) = state.waiters.partitioned { $0.run == run }

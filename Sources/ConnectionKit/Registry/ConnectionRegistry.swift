@@ -100,14 +100,19 @@ public final class ConnectionRegistry: Sendable {
     /// Whether anybody listens to events (checked before building one).
     var hasListeners: Bool { state.withLock { !$0.listeners.isEmpty } }
 
+    /// Called with the request's lock held (the lock order is request, then registry): this lock
+    /// must never be held while a request's lock is taken.
     func register(_ request: AnyConnectionRequest) {
-        state.withLock { state in
+        let added = state.withLock { state in
+            guard state.entries[ObjectIdentifier(request)] == nil else { return false }
             state.entries[ObjectIdentifier(request)] = Entry(request: request, order: state.nextOrder)
             state.nextOrder &+= 1
+            return true
         }
-        NetworkActivity.shared.requestCountChanged(by: 1)
+        if added { NetworkActivity.shared.requestCountChanged(by: 1) }
     }
 
+    /// Called with the request's lock held, like ``register(_:)``.
     func unregister(_ request: AnyConnectionRequest) {
         let removed = state.withLock { $0.entries.removeValue(forKey: ObjectIdentifier(request)) != nil }
         if removed { NetworkActivity.shared.requestCountChanged(by: -1) }
