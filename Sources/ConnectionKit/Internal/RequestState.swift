@@ -25,6 +25,8 @@ struct RequestState {
     var transfer: ActiveTransfer?
     var redirectCount = 0
     var sentRequest: URLRequest?
+    /// The request the current attempt started with (before redirects): what a retry sends again.
+    var attemptRequest: URLRequest?
     var urlResponse: HTTPURLResponse?
     var dateStarted: Date?
     var dateFinished: Date?
