@@ -2,7 +2,11 @@
 // 503s, connection resets, truncated bodies, redirects, cancels), printing requests per second,
 // resident memory at the start, after warm-up and at the end, and lost or doubled endings.
 //
-//     swift run -c release Soak [requests] [in-flight]      (defaults: 100000 32)
+//     swift run -c release Soak [requests] [in-flight] [mix]      (defaults: 100000 32 faults)
+//
+// `mix` is `faults` (the default: the mix below), `clean` (every request a plain 1 KiB GET), or
+// `urlsession` (the same plain GETs sent with a bare `URLSession` data task, no ConnectionKit: the
+// baseline that shows how much memory growth belongs to URLSession and libcurl themselves).
 //
 // Exits with status 1 when an ending is lost or doubled or the registry is not empty at the end.
 import ConnectionKit
@@ -64,7 +68,9 @@ func mebibytes(_ kib: Int) -> String { String(format: "%.1f MiB", Double(kib) / 
 let arguments = CommandLine.arguments
 let total = arguments.count > 1 ? Int(arguments[1]) ?? 100_000 : 100_000
 let inFlightLimit = arguments.count > 2 ? Int(arguments[2]) ?? 32 : 32
+let mix = arguments.count > 3 ? arguments[3] : "faults"
 let warmUp = min(total / 10, 10_000)
+let bareSession = URLSession(configuration: .ephemeral)
 
 let server = try TestServer.started()
 let flakyHits = Locked(0)
@@ -120,13 +126,24 @@ for index in 0..<total {
     // A fixed pseudo-random mix, the same on every run.
     let roll = (index &* 2_654_435_761) % 100
     let path: String
-    switch roll {
+    switch mix == "faults" ? roll : 0 {
     case 0..<65: path = "/ok"
     case 65..<77: path = "/flaky"
     case 77..<82: path = "/reset"
     case 82..<87: path = "/short"
     case 87..<93: path = "/redirect"
     default: path = "/slow"
+    }
+    if mix == "urlsession" {
+        slots.wait()
+        group.enter()
+        bareSession.dataTask(with: server.url(path)) { data, _, error in
+            if ledger.record(index, kind: error == nil && data?.count == 1_024 ? "success" : "failure") {
+                slots.signal()
+                group.leave()
+            }
+        }.resume()
+        continue
     }
     let request = SoakRequest(URLRequest(url: server.url(path)), policy: policy)
     request.callbackQueue = callbackQueue
@@ -163,14 +180,20 @@ let seconds = finishedAt.timeIntervalSince(startedAt)
 let steadySeconds = finishedAt.timeIntervalSince(warmedUpAt)
 let rssAtEnd = residentKiB()
 
-print("Soak: \(total) requests, \(inFlightLimit) in flight, faults and cancels injected")
+print("Soak: \(total) requests, \(inFlightLimit) in flight, mix \(mix)")
 print(String(format: "  time              %.1f s", seconds))
-print(String(format: "  requests/second   %.0f overall, %.0f after warm-up", Double(total) / seconds,
-    Double(total - warmUp) / steadySeconds))
-print("  resident memory   start \(mebibytes(rssAtStart)), after \(warmUp) requests \(mebibytes(rssAfterWarmUp)), end \(mebibytes(rssAtEnd))")
+print(
+    String(
+        format: "  requests/second   %.0f overall, %.0f after warm-up", Double(total) / seconds,
+        Double(total - warmUp) / steadySeconds))
+print(
+    "  resident memory   start \(mebibytes(rssAtStart)), after \(warmUp) requests \(mebibytes(rssAfterWarmUp)), end \(mebibytes(rssAtEnd))"
+)
 print("  memory every 10k  \(samples.map { "\($0.requests / 1_000)k: \(mebibytes($0.kib))" }.joined(separator: ", "))")
 print("  endings           lost \(summary.lost), doubled \(summary.doubled), all drained: \(drained)")
-print("  by kind           \(summary.kinds.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))")
+print(
+    "  by kind           \(summary.kinds.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))"
+)
 print("  registry          \(leftInRegistry) SoakRequest left")
 if summary.lost != 0 || summary.doubled != 0 || leftInRegistry != 0 || !drained {
     exit(1)

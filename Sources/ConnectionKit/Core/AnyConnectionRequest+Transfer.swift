@@ -22,8 +22,8 @@ extension AnyConnectionRequest {
         guard let destination else { return .ignore }
         let headerLimit = maximumResponseHeaderSize
         if Self.headerSize(of: response) > headerLimit {
-            attemptFailed(run: run, serial: serial, error: ConnectionError(.responseTooLarge(limit: Int64(headerLimit))),
-                response: response)
+            let error = ConnectionError(.responseTooLarge(limit: Int64(headerLimit)))
+            attemptFailed(run: run, serial: serial, error: error, response: response)
             return .ignore
         }
         if isRedirect { return .discard }

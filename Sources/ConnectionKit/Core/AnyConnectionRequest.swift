@@ -153,7 +153,6 @@ open class AnyConnectionRequest: @unchecked Sendable, CustomDebugStringConvertib
         resolveWaiters(with: .failure(error))
     }
 
-
     // MARK: - Retries and limits
 
     /// Whether a failed attempt is tried again, and after how long. Asked after every failed attempt

@@ -19,7 +19,8 @@ enum TransportErrorMapping {
         switch urlError.code {
         case .unknown:
             if text.contains("transfer closed with") || text.contains("bytes remaining") {
-                return rewrite(urlError, as: .networkConnectionLost, "the connection closed before the whole body arrived")
+                return rewrite(
+                    urlError, as: .networkConnectionLost, "the connection closed before the whole body arrived")
             }
             if text.contains("Too large response headers") {
                 return ConnectionError(.responseTooLarge(limit: declaredLimit(in: text) ?? 300 * 1024))

@@ -14,10 +14,12 @@ import Testing
         let request = JSONFetch<Output>(server.url("/payload"), policy: policy, bodyLimit: bodyLimit)
         let result = Locked<Result<Output, ConnectionError>?>(nil)
         let recorder = EndingRecorder()
-        recorder.attach(to: request, transform: { output in
-            result.withLock { $0 = .success(output) }
-            return Data()
-        })
+        recorder.attach(
+            to: request,
+            transform: { output in
+                result.withLock { $0 = .success(output) }
+                return Data()
+            })
         request.start()
         if let error = recorder.wait(60)?.error { result.withLock { $0 = .failure(error) } }
         return (result.withLock { $0 }, server.hits("/payload"))
@@ -60,7 +62,8 @@ import Testing
     }
 
     @Test func aCorruptGzipBodyIsATransportError() throws {
-        let response = TestResponse(headers: [TestHeader("Content-Encoding", "gzip")], body: .data(Data("not gzip".utf8)))
+        let response = TestResponse(
+            headers: [TestHeader("Content-Encoding", "gzip")], body: .data(Data("not gzip".utf8)))
         let (result, hits) = try fetch(GzipPayload.self, response, policy: .default)
         guard case .failure(let error)? = result else {
             Issue.record("\(String(describing: result))")

@@ -25,7 +25,9 @@ final class LoadRequest: RetryingRequest, @unchecked Sendable {}
             return first ? .status(503) : .text("ok")
         }
         server.route("/reset") { _ in TestResponse(fault: .resetBeforeHeaders) }
-        server.route("/short") { _ in TestResponse(body: .data(Data(count: 100)), fault: .shortBody(declaredLength: 1_000)) }
+        server.route("/short") { _ in
+            TestResponse(body: .data(Data(count: 100)), fault: .shortBody(declaredLength: 1_000))
+        }
         server.route("/slow") { _ in TestResponse(body: .drip(Data(count: 4_000), chunkSize: 1_000, interval: 0.05)) }
         server.route("/silent") { _ in TestResponse(fault: .neverRespond) }
         server.route("/busy") { _ in TestResponse(status: 503, headers: [TestHeader("Retry-After", "0")]) }
@@ -68,7 +70,9 @@ final class LoadRequest: RetryingRequest, @unchecked Sendable {}
                 request.callbackQueue = callbackQueue
                 request.completionHandler = { _ in ended(index, "success") }
                 request.failureHandler = { error in
-                    ended(index, (error as? ConnectionError).map { "\($0.kind)".components(separatedBy: "(")[0] } ?? "foreign")
+                    ended(
+                        index,
+                        (error as? ConnectionError).map { "\($0.kind)".components(separatedBy: "(")[0] } ?? "foreign")
                 }
                 inFlight.wait()
                 group.enter()
@@ -87,10 +91,15 @@ final class LoadRequest: RetryingRequest, @unchecked Sendable {}
         callbackQueue.sync {}
         cancelQueue.sync(flags: .barrier) {}
         let counts = endings.withLock { $0 }
-        #expect(counts.filter { $0 != 1 }.isEmpty, "lost: \(counts.filter { $0 == 0 }.count), doubled: \(counts.filter { $0 > 1 }.count)")
+        #expect(
+            counts.filter { $0 != 1 }.isEmpty,
+            "lost: \(counts.filter { $0 == 0 }.count), doubled: \(counts.filter { $0 > 1 }.count)")
         #expect(ConnectionRegistry.shared.requests(of: LoadRequest.self).isEmpty)
         let seen = kinds.withLock { $0 }
-        #expect(Set(seen.keys).isSubset(of: ["success", "cancelled", "timedOut", "transport", "unacceptableStatusCode", "tooManyRedirects"]), "\(seen)")
+        #expect(
+            Set(seen.keys).isSubset(of: [
+                "success", "cancelled", "timedOut", "transport", "unacceptableStatusCode", "tooManyRedirects",
+            ]), "\(seen)")
         #expect(seen["success", default: 0] > total / 4)
         print("LoadTests: \(total) requests in \(String(format: "%.1f", Date().timeIntervalSince(started))) s: \(seen)")
     }
@@ -114,7 +123,9 @@ final class LoadRequest: RetryingRequest, @unchecked Sendable {}
                 if endings.withLock({ counts in
                     counts[index] += 1
                     return counts[index] == 1
-                }) { group.leave() }
+                }) {
+                    group.leave()
+                }
             }
             request.completionHandler = { _ in ended() }
             request.failureHandler = { _ in ended() }

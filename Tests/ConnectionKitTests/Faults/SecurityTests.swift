@@ -17,7 +17,9 @@ final class AuthorizedRequest: RetryingRequest, @unchecked Sendable {
     private static let secrets = ["Authorization": "Bearer secret", "Cookie": "session=1", "X-Trace": "kept"]
 
     /// Redirects from `origin` to `target`'s `/land` and returns the request that landed.
-    private func landed(from origin: TestServer, to targetBase: String, target: TestServer, headers: [String: String] = secrets)
+    private func landed(
+        from origin: TestServer, to targetBase: String, target: TestServer, headers: [String: String] = secrets
+    )
         throws -> TestRequest?
     {
         origin.route("/start") { _ in .redirect(to: targetBase + "/land") }
@@ -30,7 +32,10 @@ final class AuthorizedRequest: RetryingRequest, @unchecked Sendable {
     @Test func anotherPortIsAnotherOriginAndGetsNoCredentials() throws {
         let origin = try TestServer.started()
         let other = try TestServer.started()
-        defer { origin.stop(); other.stop() }
+        defer {
+            origin.stop()
+            other.stop()
+        }
         let request = try #require(try landed(from: origin, to: "http://127.0.0.1:\(other.port)", target: other))
         #expect(origin.receivedRequests("/start").first?.header("Authorization") == "Bearer secret")
         #expect(request.header("Authorization") == nil)
@@ -58,7 +63,10 @@ final class AuthorizedRequest: RetryingRequest, @unchecked Sendable {
     @Test func theAuthorizationHookIsNotReappliedAcrossOrigins() throws {
         let origin = try TestServer.started()
         let other = try TestServer.started()
-        defer { origin.stop(); other.stop() }
+        defer {
+            origin.stop()
+            other.stop()
+        }
         origin.route("/start") { _ in .redirect(to: "http://127.0.0.1:\(other.port)/land") }
         other.route("/land") { _ in .text("landed") }
         let ending = run(AuthorizedRequest(URLRequest(url: origin.url("/start"))))
@@ -119,7 +127,8 @@ final class AuthorizedRequest: RetryingRequest, @unchecked Sendable {
         let server = try TestServer.started()
         defer { server.stop() }
         server.route("/small") { _ in TestResponse(body: .data(Data("ok".utf8)), fault: .hugeHeaders(bytes: 4 * 1024)) }
-        server.route("/large") { _ in TestResponse(body: .data(Data("ok".utf8)), fault: .hugeHeaders(bytes: 16 * 1024)) }
+        server.route("/large") { _ in TestResponse(body: .data(Data("ok".utf8)), fault: .hugeHeaders(bytes: 16 * 1024))
+        }
         let small = run(RetryingRequest(URLRequest(url: server.url("/small")), headerLimit: 8 * 1024))
         #expect(small?.data == Data("ok".utf8))
         let large = run(RetryingRequest(URLRequest(url: server.url("/large")), headerLimit: 8 * 1024))
@@ -130,17 +139,19 @@ final class AuthorizedRequest: RetryingRequest, @unchecked Sendable {
     }
 
     #if canImport(FoundationNetworking)
-    /// Linux only: libcurl refuses more than 300 KiB of headers, whatever the class allows.
-    @Test func headersOverWhatLibcurlAcceptsAreATypedError() throws {
-        let server = try TestServer.started()
-        defer { server.stop() }
-        server.route("/huge") { _ in TestResponse(body: .data(Data("ok".utf8)), fault: .hugeHeaders(bytes: 1024 * 1024)) }
-        let ending = run(RetryingRequest(URLRequest(url: server.url("/huge")), headerLimit: 4 * 1024 * 1024))
-        guard case .responseTooLarge? = ending?.error?.kind else {
-            Issue.record("\(String(describing: ending))")
-            return
+        /// Linux only: libcurl refuses more than 300 KiB of headers, whatever the class allows.
+        @Test func headersOverWhatLibcurlAcceptsAreATypedError() throws {
+            let server = try TestServer.started()
+            defer { server.stop() }
+            server.route("/huge") { _ in
+                TestResponse(body: .data(Data("ok".utf8)), fault: .hugeHeaders(bytes: 1024 * 1024))
+            }
+            let ending = run(RetryingRequest(URLRequest(url: server.url("/huge")), headerLimit: 4 * 1024 * 1024))
+            guard case .responseTooLarge? = ending?.error?.kind else {
+                Issue.record("\(String(describing: ending))")
+                return
+            }
+            #expect(ending?.error?.description.contains("larger than its limit") == true)
         }
-        #expect(ending?.error?.description.contains("larger than its limit") == true)
-    }
     #endif
 }

@@ -34,7 +34,8 @@ import Testing
 
     @Test func anHTTPDateIsHonoured() throws {
         // The date has whole seconds: "now + 2 s" truncated leaves a wait in (1, 2].
-        let measured = try gap(retryAfter: { Self.httpDate(Date().addingTimeInterval(2)) }, policy: testPolicy(attempts: 2, backoff: 0.01))
+        let measured = try gap(
+            retryAfter: { Self.httpDate(Date().addingTimeInterval(2)) }, policy: testPolicy(attempts: 2, backoff: 0.01))
         expectGaps(measured.map { [$0] } ?? [], within: [1...2])
     }
 

@@ -9,7 +9,8 @@ import Testing
         let server = try TestServer.started()
         defer { server.stop() }
         server.route("/silent") { _ in TestResponse(fault: .neverRespond) }
-        let request = RetryingRequest(server.url("/silent"), policy: testPolicy(attempts: 5, deadline: 0.5), timeout: 30)
+        let request = RetryingRequest(
+            server.url("/silent"), policy: testPolicy(attempts: 5, deadline: 0.5), timeout: 30)
         let ending = run(request)
         #expect(ending?.error?.isTimedOut == true)
         #expect(server.hits("/silent") == 1)
@@ -23,14 +24,17 @@ import Testing
         server.route("/busy") { _ in .status(503) }
         // Waits of 0.25 s within 0.9 s: attempts at about 0, 0.25, 0.5 (and 0.75 if the machine is quick);
         // then the next wait would end past the deadline, so the request fails at once with the last error.
-        let request = RetryingRequest(server.url("/busy"), policy: testPolicy(attempts: 100, backoff: 0.25, deadline: 0.9))
+        let request = RetryingRequest(
+            server.url("/busy"), policy: testPolicy(attempts: 100, backoff: 0.25, deadline: 0.9))
         let ending = run(request)
         let hits = server.hits("/busy")
         // 1 only when a loaded machine makes the first attempt outlast the deadline.
         #expect((1...4).contains(hits), "\(hits) attempts")
         expectGaps(gaps(server, "/busy"), within: Array(repeating: 0.25...0.25, count: max(0, hits - 1)))
         if ending?.error?.statusCode == 503 {
-            #expect((request.duration ?? 99) <= 0.9 + clockTolerance, "failed before the deadline rather than waiting for it")
+            #expect(
+                (request.duration ?? 99) <= 0.9 + clockTolerance,
+                "failed before the deadline rather than waiting for it")
         } else {
             // On a loaded machine an attempt may still be running when the deadline passes.
             #expect(ending?.error?.isTimedOut == true)

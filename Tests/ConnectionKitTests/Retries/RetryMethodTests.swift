@@ -14,7 +14,9 @@ import Testing
         let ending = run(RetryingRequest(server.url("/write"), method: method, headers: headers, policy: policy))
         let received = server.receivedRequests("/write")
         #expect(received.allSatisfy { $0.method == method.rawValue })
-        if received.count > 1 { expectGaps(gaps(server, "/write"), within: Array(repeating: 0.05...0.05, count: received.count - 1)) }
+        if received.count > 1 {
+            expectGaps(gaps(server, "/write"), within: Array(repeating: 0.05...0.05, count: received.count - 1))
+        }
         return (received.count, ending, received.map { $0.header("Idempotency-Key") })
     }
 

@@ -48,7 +48,8 @@ import Testing
     }
 
     @Test func absurdSettingsDoNotTrap() {
-        let policy = RetryPolicy(initialBackoff: .nan, backoffMultiplier: .infinity, maximumBackoff: .infinity, jitter: 5)
+        let policy = RetryPolicy(
+            initialBackoff: .nan, backoffMultiplier: .infinity, maximumBackoff: .infinity, jitter: 5)
         for retry in [0, 1, 2, 1_000, Int.max] {
             let wait = policy.backoff(beforeRetry: retry)
             #expect(wait >= 0 && wait.isFinite)
@@ -94,21 +95,29 @@ import Testing
         #expect(policy.allowsRetry(of: unavailable, attempt: 1, request: request("POST", key: "k1")))
         #expect(policy.allowsRetry(of: unavailable, attempt: 1, request: request("PATCH", key: "k1")))
         #expect(!policy.allowsRetry(of: unavailable, attempt: 3, request: request("GET")), "attempt limit")
-        #expect(!policy.allowsRetry(of: ConnectionError(.unacceptableStatusCode(404, body: nil)), attempt: 1, request: nil))
+        #expect(
+            !policy.allowsRetry(of: ConnectionError(.unacceptableStatusCode(404, body: nil)), attempt: 1, request: nil))
         #expect(policy.allowsRetry(of: .timedOut, attempt: 1, request: nil))
         #expect(!policy.allowsRetry(of: .cancelled, attempt: 1, request: nil))
-        for code: URLError.Code in [.timedOut, .networkConnectionLost, .cannotConnectToHost, .cannotFindHost,
-            .dnsLookupFailed, .notConnectedToInternet]
-        {
+        for code: URLError.Code in [
+            .timedOut, .networkConnectionLost, .cannotConnectToHost, .cannotFindHost,
+            .dnsLookupFailed, .notConnectedToInternet,
+        ] {
             #expect(policy.allowsRetry(of: ConnectionError(.transport(URLError(code))), attempt: 1, request: nil))
         }
-        #expect(!policy.allowsRetry(of: ConnectionError(.transport(URLError(.badServerResponse))), attempt: 1, request: nil))
+        #expect(
+            !policy.allowsRetry(of: ConnectionError(.transport(URLError(.badServerResponse))), attempt: 1, request: nil)
+        )
         #expect(!policy.allowsRetry(of: ConnectionError(.responseTooLarge(limit: 1)), attempt: 1, request: nil))
-        #expect(!policy.allowsRetry(of: ConnectionError(.parsing(underlying: URLError(.unknown))), attempt: 1, request: nil))
+        #expect(
+            !policy.allowsRetry(of: ConnectionError(.parsing(underlying: URLError(.unknown))), attempt: 1, request: nil)
+        )
         let timeouts = RetryPolicy.retryOnTimeout(times: 2)
         #expect(timeouts.allowsRetry(of: .timedOut, attempt: 2, request: nil))
         #expect(!timeouts.allowsRetry(of: .timedOut, attempt: 3, request: nil))
         #expect(!timeouts.allowsRetry(of: unavailable, attempt: 1, request: nil))
-        #expect(!timeouts.allowsRetry(of: ConnectionError(.transport(URLError(.networkConnectionLost))), attempt: 1, request: nil))
+        #expect(
+            !timeouts.allowsRetry(
+                of: ConnectionError(.transport(URLError(.networkConnectionLost))), attempt: 1, request: nil))
     }
 }

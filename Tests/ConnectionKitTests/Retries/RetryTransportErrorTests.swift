@@ -35,7 +35,8 @@ import Testing
     }
 
     @Test func aNonHTTPAnswerIsNotRetried() throws {
-        let (ending, hits, _) = try faultThenOK(.notHTTP(Data("SSH-2.0-OpenSSH\r\n".utf8)), policy: testPolicy(attempts: 3))
+        let (ending, hits, _) = try faultThenOK(
+            .notHTTP(Data("SSH-2.0-OpenSSH\r\n".utf8)), policy: testPolicy(attempts: 3))
         #expect(ending?.error?.urlErrorCode == .badServerResponse)
         #expect(hits == 1)
     }

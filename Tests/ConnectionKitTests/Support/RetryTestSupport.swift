@@ -31,9 +31,10 @@ class RetryingRequest: BasicConnectionRequest, @unchecked Sendable {
         super.init(request: request)
     }
 
-    convenience init(_ url: URL, method: HTTPMethod = .get, headers: [String: String] = [:], policy: RetryPolicy = .none,
-        timeout: TimeInterval = 10)
-    {
+    convenience init(
+        _ url: URL, method: HTTPMethod = .get, headers: [String: String] = [:], policy: RetryPolicy = .none,
+        timeout: TimeInterval = 10
+    ) {
         var request = URLRequest(url: url)
         request.httpMethod = method.rawValue
         for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
@@ -74,8 +75,9 @@ final class EndingRecorder: @unchecked Sendable {
     let queue = DispatchQueue(label: "ConnectionKitTests.endings")
 
     /// Sets the request's handlers and a private callback queue.
-    func attach<Output: Sendable>(to request: ConnectionRequest<Output>, transform: @escaping @Sendable (Output) -> Data)
-    {
+    func attach<Output: Sendable>(
+        to request: ConnectionRequest<Output>, transform: @escaping @Sendable (Output) -> Data
+    ) {
         request.callbackQueue = queue
         request.completionHandler = { [self] output in record(.success(transform(output))) }
         request.failureHandler = { [self] error in
