@@ -72,6 +72,10 @@ final class ServerCore: Sendable {
             while let fd = POSIXSocket.acceptConnection(from: run.listenFD) {
                 spawnConnectionThread(fd: fd, run: run)
             }
+            // Out of descriptors: back off briefly instead of spinning on a listener that stays readable.
+            if errno == EMFILE || errno == ENFILE {
+                _ = poll(&descriptors, 1, 10)
+            }
         }
     }
 
