@@ -94,7 +94,8 @@ public struct RetryPolicy: Sendable, Hashable {
     /// what ASIHTTPRequest's `numberOfTimesToRetryOnTimeout` gave. Other errors are not retried.
     public static func retryOnTimeout(times: Int) -> RetryPolicy {
         RetryPolicy(
-            maximumAttempts: max(0, times) + 1, retryableStatusCodes: [], retryableURLErrorCodes: [.timedOut])
+            maximumAttempts: min(max(0, times), Int.max - 1) + 1, retryableStatusCodes: [],
+            retryableURLErrorCodes: [.timedOut])
     }
 
     // MARK: - Decisions

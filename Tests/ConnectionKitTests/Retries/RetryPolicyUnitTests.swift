@@ -26,6 +26,7 @@ import Testing
         #expect(RetryPolicy.none.maximumAttempts == 1)
         #expect(RetryPolicy.retryOnTimeout(times: 3).maximumAttempts == 4)
         #expect(RetryPolicy.retryOnTimeout(times: -1).maximumAttempts == 1)
+        #expect(RetryPolicy.retryOnTimeout(times: .max).maximumAttempts == .max)
     }
 
     @Test func exponentialBackoffIsCapped() {
