@@ -14,15 +14,11 @@ enum ConnectionQueues {
     /// Idle timeouts, backoff waits and deadlines.
     static let timers = DispatchQueue(label: "ConnectionKit.timers", qos: .utility)
 
-    /// A one-shot timer on `timers`, already resumed: a source that was never resumed must not be
-    /// released (libdispatch traps), so timers are only ever handed around running.
-    static func startTimer(
-        after seconds: TimeInterval, _ handler: @escaping @Sendable (any DispatchSourceTimer) -> Void
-    ) -> any DispatchSourceTimer {
+    /// A timer on ``timers``, already activated and not yet scheduled (so it does not fire until
+    /// `schedule` is called). Activated at once because libdispatch traps when the last reference to
+    /// a never-activated source goes away, which happens whenever a cancel races the arming of a timer.
+    static func makeTimer() -> any DispatchSourceTimer {
         let timer = DispatchSource.makeTimerSource(queue: timers)
-        // The handler holds the timer until it is cancelled (libdispatch then releases the handler).
-        timer.setEventHandler { handler(timer) }
-        timer.schedule(deadline: .now() + max(0, seconds))
         timer.resume()
         return timer
     }
@@ -68,6 +64,7 @@ extension AnyConnectionRequest {
             state.urlResponse = nil
             state.sentRequest = nil
             state.sentMethod = nil
+            state.attemptRequest = nil
             state.redactedURL = nil
             state.dateStarted = Date()
             state.dateFinished = nil
@@ -77,8 +74,8 @@ extension AnyConnectionRequest {
             state.responseBodyPreview = nil
             state.debugSecrets = []
             if let waiter { state.waiters.append(Waiter(run: state.run, resume: waiter)) }
-            // Registered in the step that makes it running: a racing `cancel()` then always finds
-            // it registered, so the registry can never keep an ended request.
+            // Under the request's lock, like the removal in `finish`, so that a cancel racing this
+            // start cannot leave an ended request in the registry.
             ConnectionRegistry.shared.register(self)
             return (state.run, state.callbackQueue)
         }
@@ -123,6 +120,7 @@ extension AnyConnectionRequest {
             finish(run: run, outcome: .failure(contextualize(error, as: { .invalidRequest(reason: "\($0)") })))
             return
         }
+        storage.withLock { $0.attemptRequest = request }
         beginTransfer(run: run, request: request)
     }
 
@@ -205,10 +203,11 @@ extension AnyConnectionRequest {
             finish(run: run, outcome: .failure(error))
             return
         }
-        let wait = max(0, delay)
-        // The timer is running before it is stored, so that whoever cancels it never releases a
-        // suspended source (libdispatch traps on that); its handler re-checks the run anyway.
-        let timer = ConnectionQueues.startTimer(after: wait) { [weak self] timer in
+        let wait = RetryPolicy.sanitizedWait(delay)
+        let timer = ConnectionQueues.makeTimer()
+        // The handler is set before the timer is shared, and the timer is cancelled on every path that
+        // drops it: a cancelled source releases its handler, which breaks the timer-handler cycle.
+        timer.setEventHandler { [weak self] in
             timer.cancel()
             self?.beginAttempt(run: run)
         }
@@ -225,6 +224,7 @@ extension AnyConnectionRequest {
             return
         }
         ConnectionRegistry.shared.emit(.retried(attempt: attempt + 1, after: wait, error: error), for: self)
+        timer.schedule(deadline: .now() + wait)
     }
 
     // MARK: - Timers
@@ -233,7 +233,8 @@ extension AnyConnectionRequest {
     private func armIdleTimer(run: UInt64, serial: UInt64) {
         let timeout = timeoutInterval
         guard timeout.isFinite else { return }
-        let timer = ConnectionQueues.startTimer(after: timeout) { [weak self] timer in
+        let timer = ConnectionQueues.makeTimer()
+        timer.setEventHandler { [weak self] in
             guard let self else {
                 timer.cancel()
                 return
@@ -260,26 +261,32 @@ extension AnyConnectionRequest {
             state.idleTimer = timer
             return true
         }
-        if !armed {
-            // The transfer ended (cancelled, or already answered) before its timer was stored.
+        guard armed else {
             timer.cancel()
+            return
         }
+        timer.schedule(deadline: .now() + timeout)
     }
 
     /// Ends the run with `.timedOut` when the retry policy's deadline passes.
     private func armDeadline(run: UInt64, after seconds: TimeInterval) {
-        let deadline = DispatchTime.now() + max(0, seconds)
-        let timer = ConnectionQueues.startTimer(after: max(0, seconds)) { [weak self] timer in
+        let timer = ConnectionQueues.makeTimer()
+        timer.setEventHandler { [weak self] in
             timer.cancel()
             self?.finish(run: run, outcome: .failure(ConnectionError(.timedOut)))
         }
+        let deadline = DispatchTime.now() + RetryPolicy.sanitizedWait(seconds)
         let armed: Bool = storage.withLock { state in
             guard state.run == run, state.phase == .running else { return false }
             state.deadline = deadline
             state.deadlineTimer = timer
             return true
         }
-        if !armed { timer.cancel() }
+        guard armed else {
+            timer.cancel()
+            return
+        }
+        timer.schedule(deadline: deadline)
     }
 
     // MARK: - Ending
@@ -302,6 +309,7 @@ extension AnyConnectionRequest {
                 state.transferSerial &+= 1
                 let transfer = state.transfer
                 state.transfer = nil
+                ConnectionRegistry.shared.unregister(self)
                 return (state.callbackQueue, transfer, state.takeTimers())
             }
         guard let ending else { return false }
@@ -318,7 +326,6 @@ extension AnyConnectionRequest {
                 outcome = .failure(failure)
             }
         }
-        ConnectionRegistry.shared.unregister(self)
         ConnectionRegistry.shared.emit(.ended(outcome), for: self)
         let waiters: [Waiter] = storage.withLock { state in
             let (mine, others) = state.waiters.partitioned { $0.run == run }

@@ -28,6 +28,12 @@ extension AnyConnectionRequest {
             return true
         }
         guard current else { return .ignore }
+        let headerLimit = maximumResponseHeaderSize
+        if Self.headerSize(of: response) > headerLimit {
+            let error = ConnectionError(.responseTooLarge(limit: Int64(headerLimit)))
+            attemptFailed(run: run, serial: serial, error: error, response: response)
+            return .ignore
+        }
         if isRedirect { return .discard }
         if let fileTarget {
             switch placement {
@@ -60,6 +66,13 @@ extension AnyConnectionRequest {
             return nil
         }
         return response.expectedContentLength
+    }
+
+    /// The size of the response's header block as parsed: name, value and 4 bytes (`: ` and CRLF) per field.
+    static func headerSize(of response: HTTPURLResponse) -> Int {
+        response.allHeaderFields.reduce(0) { total, field in
+            total + "\(field.key)".utf8.count + "\(field.value)".utf8.count + 4
+        }
     }
 
     /// Counts bytes and reports progress at most every `interval` per direction. `bytes` adds to
@@ -149,7 +162,9 @@ extension AnyConnectionRequest {
             output = try produceOutput(body: body, response: response)
         } catch {
             body.discard()
-            finish(run: run, outcome: .failure(contextualize(error, as: { .parsing(underlying: $0) })))
+            retryOrFail(
+                run: run, attempt: claimed.attempt, error: contextualize(error, as: { .parsing(underlying: $0) }),
+                response: response)
             return
         }
         if !finish(run: run, outcome: .success(output), commit: body.commit) {

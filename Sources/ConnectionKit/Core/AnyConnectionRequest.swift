@@ -157,12 +157,21 @@ open class AnyConnectionRequest: @unchecked Sendable, CustomDebugStringConvertib
         resolveWaiters(with: .failure(error))
     }
 
-    /// Whether a failed attempt is tried again, and after how long. Default: ``retryPolicy`` decides
-    /// (with `Retry-After` from `response` when it allows). `attempt` is the number of the attempt
-    /// that failed, starting at 1.
+    // MARK: - Retries and limits
+
+    /// Whether a failed attempt is tried again, and after how long. Asked after every failed attempt
+    /// (transport error, timeout, rejected status, size limit, parsing error), never after a cancel,
+    /// an invalid request or the deadline. `attempt` is the number of the attempt that failed,
+    /// starting at 1; `response` is its response, if one arrived. Runs on a ConnectionKit queue.
+    ///
+    /// Default: ``retryPolicy`` decides, from the method of the attempt's first request (before
+    /// redirects, since that is what a retry sends again), and waits for `Retry-After` when the
+    /// response has one and the policy honours it, otherwise for the policy's backoff. Override to
+    /// decide per class; return ``RetryDecision/retry(after:)`` to retry (whatever the policy says,
+    /// still within its ``RetryPolicy/deadline``) or ``RetryDecision/doNotRetry`` to end with `error`.
     open func retryDecision(for error: ConnectionError, attempt: Int, response: HTTPURLResponse?) -> RetryDecision {
         let policy = retryPolicy
-        let sent = storage.withLock { $0.sentRequest }
+        let sent = storage.withLock { $0.attemptRequest ?? $0.sentRequest }
         guard policy.allowsRetry(of: error, attempt: attempt, request: sent) else { return .doNotRetry }
         return .retry(after: policy.retryAfterDelay(from: response) ?? policy.backoff(beforeRetry: attempt))
     }
@@ -214,6 +223,12 @@ open class AnyConnectionRequest: @unchecked Sendable, CustomDebugStringConvertib
     /// leaves nothing at the destination; a value that is not 64 hexadecimal digits fails the request
     /// with `invalidRequest` before anything is sent.
     open var expectedSHA256: String? { nil }
+
+    /// The largest response header block accepted, in bytes, counted from the parsed header fields
+    /// (name, value and 4 bytes per field); a larger one fails the attempt with `.responseTooLarge`
+    /// before its body is read. Default 128 KiB. On Linux, libcurl refuses a header block over
+    /// 300 KiB whatever this says; that also ends in `.responseTooLarge`.
+    open var maximumResponseHeaderSize: Int { 128 * 1024 }
 
     // MARK: - Output (overridden by ConnectionRequest)
 

@@ -22,7 +22,7 @@ public struct RetryPolicy: Sendable, Hashable {
     public var initialBackoff: TimeInterval
     /// Each further retry waits this many times longer. Default 2.
     public var backoffMultiplier: Double
-    /// No computed wait exceeds this, in seconds. Default 30.
+    /// No backoff wait exceeds this, in seconds, jitter included. Default 30.
     public var maximumBackoff: TimeInterval
     /// Each wait is randomised by up to this fraction either way (0.2 = ±20%), so that many clients
     /// do not retry in step. Default 0.2; 0 disables jitter.
@@ -94,7 +94,8 @@ public struct RetryPolicy: Sendable, Hashable {
     /// what ASIHTTPRequest's `numberOfTimesToRetryOnTimeout` gave. Other errors are not retried.
     public static func retryOnTimeout(times: Int) -> RetryPolicy {
         RetryPolicy(
-            maximumAttempts: max(0, times) + 1, retryableStatusCodes: [], retryableURLErrorCodes: [.timedOut])
+            maximumAttempts: min(max(0, times), Int.max - 1) + 1, retryableStatusCodes: [],
+            retryableURLErrorCodes: [.timedOut])
     }
 
     // MARK: - Decisions
@@ -117,13 +118,26 @@ public struct RetryPolicy: Sendable, Hashable {
     }
 
     /// The wait before retry number `retry` (1 for the first retry), without `Retry-After`:
-    /// `initialBackoff × backoffMultiplier^(retry-1)`, capped at `maximumBackoff`, then jittered.
+    /// `initialBackoff × backoffMultiplier^(retry-1)`, jittered by ±`jitter` of itself, and never more
+    /// than `maximumBackoff` (the cap applies after the jitter, so it is a true upper bound).
     public func backoff(beforeRetry retry: Int) -> TimeInterval {
         let exponent = Double(max(0, retry - 1))
-        let base = min(maximumBackoff, initialBackoff * pow(backoffMultiplier, exponent))
-        guard jitter > 0, base > 0 else { return max(0, base) }
+        let cap = Self.sanitizedWait(maximumBackoff)
+        let base = min(cap, Self.sanitizedWait(initialBackoff * pow(backoffMultiplier, exponent)))
+        guard jitter > 0, base > 0 else { return base }
         let spread = base * min(1, jitter)
-        return max(0, base + Double.random(in: -spread...spread))
+        return min(cap, max(0, base + Double.random(in: -spread...spread)))
+    }
+
+    /// The longest wait ConnectionKit schedules, in seconds (7 days): longer, infinite or NaN waits
+    /// from a policy or a ``AnyConnectionRequest/retryDecision(for:attempt:response:)`` override are
+    /// clamped to 0...this rather than trapping.
+    static let longestWait: TimeInterval = 7 * 24 * 3600
+
+    /// `seconds` clamped to `0...longestWait`; NaN counts as 0.
+    static func sanitizedWait(_ seconds: TimeInterval) -> TimeInterval {
+        guard !seconds.isNaN else { return 0 }
+        return min(max(0, seconds), longestWait)
     }
 
     /// The wait a `Retry-After` header asks for (delta-seconds or an HTTP date), capped at
@@ -131,11 +145,13 @@ public struct RetryPolicy: Sendable, Hashable {
     public func retryAfterDelay(from response: HTTPURLResponse?, now: Date = Date()) -> TimeInterval? {
         guard honoursRetryAfter, let value = response?.value(forHTTPHeaderField: "Retry-After") else { return nil }
         let trimmed = value.trimmingCharacters(in: .whitespaces)
-        if let seconds = TimeInterval(trimmed), seconds >= 0 {
-            return min(seconds, maximumRetryAfter)
+        let cap = Self.sanitizedWait(maximumRetryAfter)
+        // delta-seconds is digits only (RFC 9110 §10.2.3); "1e9", "-1", "inf" and "nan" are not waits.
+        if !trimmed.isEmpty, trimmed.allSatisfy({ $0.isASCII && $0.isNumber }) {
+            return min(TimeInterval(trimmed) ?? cap, cap)
         }
         if let date = HTTPDate.parse(trimmed) {
-            return min(max(0, date.timeIntervalSince(now)), maximumRetryAfter)
+            return min(max(0, date.timeIntervalSince(now)), cap)
         }
         return nil
     }

@@ -34,6 +34,8 @@ struct RequestState {
     var sentRequest: URLRequest?
     /// `sentRequest`'s method, kept as a plain string for cheap snapshots.
     var sentMethod: String?
+    /// The request the current attempt started with (before redirects): what a retry sends again.
+    var attemptRequest: URLRequest?
     var urlResponse: HTTPURLResponse?
     var dateStarted: Date?
     var dateFinished: Date?

@@ -142,7 +142,7 @@ private final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
             // We cancelled the challenge ourselves: what the caller gets is the 401 (its body is lost).
             route.receiver.transferDidComplete(response: response, error: nil)
         } else {
-            route.receiver.transferDidComplete(response: response, error: error)
+            route.receiver.transferDidComplete(response: response, error: error.map(TransportErrorMapping.normalized))
         }
     }
 
@@ -151,7 +151,13 @@ private final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
         newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
     ) {
         // The request follows redirects itself (origin checks, 307/308 bodies, its own limit).
-        completionHandler(nil)
+        // Linux traps ("Received callback for HTTP redirection, but we're not waiting for it") when
+        // the task is cancelled between this callback and the completion it enqueues on the task's
+        // queue. Under the routes lock: a task we already cancelled gets no answer (its cancel ends
+        // it), and a cancel that comes later is enqueued after the answer.
+        routes.withLock { routes in
+            if routes[task.taskIdentifier] != nil { completionHandler(nil) }
+        }
     }
 
     func urlSession(
@@ -161,8 +167,12 @@ private final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
         #if canImport(FoundationNetworking)
             // Linux: default handling of a Basic 401 hangs forever (server trust is never challenged
             // there); cancel and deliver the 401 response instead.
-            routes.withLock { $0[task.taskIdentifier]?.cancelledChallenge = true }
-            completionHandler(.cancelAuthenticationChallenge, nil)
+            // Answered under the routes lock for the same reason as redirects.
+            routes.withLock { routes in
+                guard routes[task.taskIdentifier] != nil else { return }
+                routes[task.taskIdentifier]?.cancelledChallenge = true
+                completionHandler(.cancelAuthenticationChallenge, nil)
+            }
         #else
             completionHandler(.performDefaultHandling, nil)
         #endif

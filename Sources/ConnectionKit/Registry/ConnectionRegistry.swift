@@ -121,6 +121,7 @@ public final class ConnectionRegistry: Sendable {
     /// Lock order: request, then registry, then activity; the registry never takes a request's lock.
     func register(_ request: AnyConnectionRequest) {
         state.withLock { state in
+            guard state.entries[ObjectIdentifier(request)] == nil else { return }
             state.entries[ObjectIdentifier(request)] = Entry(request: request, order: state.nextOrder)
             state.nextOrder &+= 1
             // Under the registry's lock, so that the activity count follows the registry's order.
@@ -128,6 +129,7 @@ public final class ConnectionRegistry: Sendable {
         }
     }
 
+    /// Called with the request's lock held, like ``register(_:)``.
     func unregister(_ request: AnyConnectionRequest) {
         state.withLock { state in
             guard state.entries.removeValue(forKey: ObjectIdentifier(request)) != nil else { return }

@@ -70,13 +70,16 @@ private final class StubbornAPI: ConnectionRequest<Data>, @unchecked Sendable {
     override var authorizationRefresher: AuthorizationRefresher? { Self.refresher }
 }
 
-@Suite("Authorization refresh")
+@Suite("Authorization refresh", .exclusive)
 struct AuthorizationRefreshTests {
     @Test func fiftyConcurrent401sCauseOneRefreshAndAllSucceed() async throws {
         let server = try TestServer.started()
         defer { server.stop() }
+        let allExpiredArrived = ArrivalGate(count: 50)
         server.route("GET", "/data") { request in
-            request.header("Authorization") == "Bearer fresh" ? .text("ok") : .status(401, body: "expired")
+            guard request.header("Authorization") != "Bearer fresh" else { return .text("ok") }
+            allExpiredArrived.arriveAndWait()
+            return .status(401, body: "expired")
         }
         let queue = DispatchQueue(label: "AuthorizationRefreshTests.success")
         let bodies = try await withThrowingTaskGroup(of: String.self) { group in
@@ -98,7 +101,11 @@ struct AuthorizationRefreshTests {
     @Test func aFailedRefreshFailsEveryWaitingRequestOnce() async throws {
         let server = try TestServer.started()
         defer { server.stop() }
-        server.route("GET", "/data") { _ in .status(401, body: "expired") }
+        let allArrived = ArrivalGate(count: 50)
+        server.route("GET", "/data") { _ in
+            allArrived.arriveAndWait()
+            return .status(401, body: "expired")
+        }
         let queue = DispatchQueue(label: "AuthorizationRefreshTests.failure")
         let failures = ClientCounter()
         let successes = ClientCounter()
@@ -176,7 +183,7 @@ private final class WaitingAPI: ConnectionRequest<Data>, @unchecked Sendable {
     override var authorizationRefresher: AuthorizationRefresher? { Self.refresher }
 }
 
-@Suite("Authorization refresh: cancelling")
+@Suite("Authorization refresh: cancelling", .exclusive)
 struct AuthorizationRefreshCancelTests {
     @Test func cancellingARequestWaitingForTheRefreshEndsItAtOnce() async throws {
         let server = try TestServer.started()

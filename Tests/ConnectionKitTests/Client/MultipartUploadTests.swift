@@ -63,7 +63,7 @@ private enum ProcessMemory {
     }
 }
 
-@Suite("Multipart upload from disk", .serialized)
+@Suite("Multipart upload from disk", .serialized, .exclusive)
 struct MultipartUploadTests {
     static let fileSize = 200 * 1024 * 1024
     static let seed: UInt8 = 7
@@ -89,7 +89,7 @@ struct MultipartUploadTests {
         return names.filter { $0.hasPrefix("ConnectionKit-multipart-") }
     }
 
-    @Test(.timeLimit(.minutes(5)))
+    @Test(.timeLimit(.minutes(10)))
     func a200MiBFileIsStreamedWithBoundedMemoryAndFullProgress() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("MultipartUploadTests-\(UUID())")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)

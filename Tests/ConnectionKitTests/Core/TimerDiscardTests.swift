@@ -35,7 +35,7 @@ final class SlowToArmRequest: ConnectionRequest<Data>, @unchecked Sendable {
     }
 }
 
-@Suite("Timers dropped before they were armed")
+@Suite("Timers dropped before they were armed", .exclusive)
 struct TimerDiscardTests {
     /// Before the fix, a run that ended between starting its transfer and arming its idle timer released a
     /// DispatchSource that was never resumed, which libdispatch traps on: the process crashed (seen in the

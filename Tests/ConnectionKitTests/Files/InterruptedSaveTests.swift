@@ -3,7 +3,7 @@ import ConnectionKitTesting
 import Foundation
 import Testing
 
-@Suite("Save to file: cancel and interruptions", .timeLimit(.minutes(1)))
+@Suite("Save to file: cancel and interruptions", .timeLimit(.minutes(10)), .exclusive)
 struct InterruptedSaveTests {
     let queue = DispatchQueue(label: "InterruptedSaveTests.callbacks")
 

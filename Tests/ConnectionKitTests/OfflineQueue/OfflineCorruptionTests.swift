@@ -7,7 +7,7 @@ import Testing
     import FoundationNetworking
 #endif
 
-@Suite("OfflineQueue corrupt entries")
+@Suite("OfflineQueue corrupt entries", .exclusive)
 struct OfflineCorruptionTests {
     @Test("a truncated or garbled entry is moved aside with a log line; the rest is delivered in order")
     func corruptEntriesAreMovedAside() throws {

@@ -7,7 +7,7 @@ import Testing
     import FoundationNetworking
 #endif
 
-@Suite("OfflineQueue dead letters")
+@Suite("OfflineQueue dead letters", .exclusive)
 struct OfflineDeadLetterTests {
     /// A queue on a fresh directory with handlers feeding collectors.
     struct Harness {

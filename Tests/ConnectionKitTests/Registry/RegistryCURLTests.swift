@@ -4,7 +4,7 @@ import Testing
 
 @testable import ConnectionKit
 
-@Suite struct RegistryCURLTests {
+@Suite(.exclusive) struct RegistryCURLTests {
     /// Runs `command` with `/bin/sh -c`, as a user pasting it would; `nil` (and an issue) on timeout.
     private func runShell(_ command: String) -> (status: Int32, output: Data)? {
         let process = Process()

@@ -3,7 +3,7 @@ import ConnectionKitTesting
 import Foundation
 import Testing
 
-@Suite(.serialized) struct RegistryCancelTests {
+@Suite(.serialized, .exclusive) struct RegistryCancelTests {
     @Test func cancelByClassHitsTheClassAndItsSubclassesOnly() throws {
         let server = try TestServer.started()
         defer { server.stop() }

@@ -3,7 +3,7 @@ import ConnectionKitTesting
 import Foundation
 import Testing
 
-@Suite struct RegistryDebugDumpTests {
+@Suite(.exclusive) struct RegistryDebugDumpTests {
     @Test func oneLinePerLiveRequestInStartOrder() throws {
         let server = try TestServer.started()
         defer { server.stop() }

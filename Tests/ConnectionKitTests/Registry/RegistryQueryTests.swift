@@ -3,7 +3,7 @@ import ConnectionKitTesting
 import Foundation
 import Testing
 
-@Suite(.serialized) struct RegistryQueryTests {
+@Suite(.serialized, .exclusive) struct RegistryQueryTests {
     @Test func isInUseAndRequestsOfWhileRunningAndAfter() throws {
         let server = try TestServer.started()
         defer { server.stop() }

@@ -1,0 +1,95 @@
+import ConnectionKit
+import ConnectionKitTesting
+import Foundation
+import Testing
+
+/// Bodies that are large, malformed, compressed or missing.
+@Suite(.exclusive) struct FaultPayloadTests {
+    private func fetch<Output: Decodable & Sendable>(
+        _ type: Output.Type, _ response: TestResponse, policy: RetryPolicy = .none, bodyLimit: Int64 = 128 * 1024 * 1024
+    ) throws -> (Result<Output, ConnectionError>?, hits: Int) {
+        let server = try TestServer.started()
+        defer { server.stop() }
+        server.route("/payload") { _ in response }
+        let request = JSONFetch<Output>(server.url("/payload"), policy: policy, bodyLimit: bodyLimit)
+        let result = Locked<Result<Output, ConnectionError>?>(nil)
+        let recorder = EndingRecorder()
+        recorder.attach(
+            to: request,
+            transform: { output in
+                result.withLock { $0 = .success(output) }
+                return Data()
+            })
+        request.start()
+        if let error = recorder.wait(60)?.error { result.withLock { $0 = .failure(error) } }
+        return (result.withLock { $0 }, server.hits("/payload"))
+    }
+
+    @Test func a50MiBJSONBodyDecodes() throws {
+        let element = "\"" + String(repeating: "a", count: 1_022) + "\""
+        let count = 51_200
+        var json = Data(capacity: count * 1_025 + 2)
+        json.append(UInt8(ascii: "["))
+        for index in 0..<count {
+            if index > 0 { json.append(UInt8(ascii: ",")) }
+            json.append(contentsOf: element.utf8)
+        }
+        json.append(UInt8(ascii: "]"))
+        #expect(json.count > 50 * 1024 * 1024)
+        let (result, hits) = try fetch([String].self, TestResponse(body: .data(json)))
+        let strings = try #require(try result?.get())
+        #expect(strings.count == count)
+        #expect(strings.allSatisfy { $0.utf8.count == 1_022 })
+        #expect(hits == 1)
+    }
+
+    @Test func invalidUTF8InJSONIsAParsingError() throws {
+        var bytes = Data("{\"name\":\"".utf8)
+        bytes.append(contentsOf: [0xC3, 0x28, 0xFF])
+        bytes.append(contentsOf: Data("\",\"values\":[]}".utf8))
+        let (result, hits) = try fetch(GzipPayload.self, TestResponse(body: .data(bytes)), policy: .default)
+        guard case .failure(let error)? = result, case .parsing = error.kind else {
+            Issue.record("\(String(describing: result))")
+            return
+        }
+        #expect(hits == 1, "a parsing error is not retried by the policy")
+    }
+
+    @Test func aGzipEncodedBodyIsDecoded() throws {
+        let response = TestResponse(headers: [TestHeader("Content-Encoding", "gzip")], body: .data(GzipFixture.json))
+        let (result, _) = try fetch(GzipPayload.self, response)
+        #expect(try result?.get() == GzipPayload(name: "gzip", values: [1, 2, 3]))
+    }
+
+    @Test func aCorruptGzipBodyIsATransportError() throws {
+        let response = TestResponse(
+            headers: [TestHeader("Content-Encoding", "gzip")], body: .data(Data("not gzip".utf8)))
+        let (result, hits) = try fetch(GzipPayload.self, response, policy: .default)
+        guard case .failure(let error)? = result else {
+            Issue.record("\(String(describing: result))")
+            return
+        }
+        #expect(error.urlErrorCode == .cannotDecodeContentData, "\(error.debugDescription)")
+        #expect(hits == 1)
+    }
+
+    @Test func theLimitCountsDecodedBytes() throws {
+        // 132 compressed bytes that inflate to 100,000: the limit applies to what is kept in memory.
+        let response = TestResponse(headers: [TestHeader("Content-Encoding", "gzip")], body: .data(GzipFixture.zeros))
+        let (result, _) = try fetch(GzipPayload.self, response, bodyLimit: 10_000)
+        guard case .failure(let error)? = result, case .responseTooLarge(10_000) = error.kind else {
+            Issue.record("\(String(describing: result))")
+            return
+        }
+    }
+
+    @Test func anEmpty204ForAJSONRequestIsAParsingError() throws {
+        let (result, hits) = try fetch(GzipPayload.self, TestResponse(status: 204), policy: .default)
+        guard case .failure(let error)? = result, case .parsing = error.kind else {
+            Issue.record("\(String(describing: result))")
+            return
+        }
+        #expect(error.description.contains("empty"))
+        #expect(hits == 1)
+    }
+}

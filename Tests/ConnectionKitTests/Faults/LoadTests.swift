@@ -1,0 +1,140 @@
+import ConnectionKit
+import ConnectionKitTesting
+import Foundation
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// The request class of the load test, so that its registry check ignores other tests' requests.
+final class LoadRequest: RetryingRequest, @unchecked Sendable {}
+
+/// 5,000 requests with random cancels, retries and faults, started from several threads: each ends
+/// exactly once and the registry is left empty.
+@Suite(.exclusive) struct LoadTests {
+    /// The routes a load request picks from, with the policy-visible behaviour of each.
+    static let paths = ["/ok", "/ok", "/ok", "/flaky", "/reset", "/short", "/slow", "/silent", "/busy", "/loop"]
+
+    static func serve(on server: TestServer) {
+        let seen = Locked<Set<String>>([])
+        server.route("/ok") { _ in .text("ok") }
+        server.route("/flaky") { request in
+            // The first attempt of each request fails, the retry succeeds.
+            let first = seen.withLock { $0.insert(request.query ?? "").inserted }
+            return first ? .status(503) : .text("ok")
+        }
+        server.route("/reset") { _ in TestResponse(fault: .resetBeforeHeaders) }
+        server.route("/short") { _ in
+            TestResponse(body: .data(Data(count: 100)), fault: .shortBody(declaredLength: 1_000))
+        }
+        server.route("/slow") { _ in TestResponse(body: .drip(Data(count: 4_000), chunkSize: 1_000, interval: 0.05)) }
+        server.route("/silent") { _ in TestResponse(fault: .neverRespond) }
+        server.route("/busy") { _ in TestResponse(status: 503, headers: [TestHeader("Retry-After", "0")]) }
+        server.route("/loop") { _ in .redirect(to: "/loop") }
+    }
+
+    @Test func everyRequestEndsExactlyOnce() throws {
+        let server = try TestServer.started()
+        defer { server.stop() }
+        Self.serve(on: server)
+        let total = 5_000
+        let threads = 4
+        let inFlight = DispatchSemaphore(value: 48)
+        let endings = Locked([Int](repeating: 0, count: total))
+        let kinds = Locked([String: Int]())
+        let group = DispatchGroup()
+        let callbackQueue = DispatchQueue(label: "LoadTests.callbacks")
+        let cancelQueue = DispatchQueue(label: "LoadTests.cancels", attributes: .concurrent)
+        let policy = RetryPolicy(maximumAttempts: 2, initialBackoff: 0.005, maximumBackoff: 0.02, jitter: 0.5)
+        let started = Date()
+
+        @Sendable func ended(_ index: Int, _ kind: String) {
+            let first = endings.withLock { counts in
+                counts[index] += 1
+                return counts[index] == 1
+            }
+            kinds.withLock { $0[kind, default: 0] += 1 }
+            if first {
+                inFlight.signal()
+                group.leave()
+            }
+        }
+
+        DispatchQueue.concurrentPerform(iterations: threads) { thread in
+            var generator = SystemRandomNumberGenerator()
+            for index in stride(from: thread, to: total, by: threads) {
+                let path = Self.paths.randomElement(using: &generator) ?? "/ok"
+                let url = server.url("\(path)?n=\(index)")
+                let request = LoadRequest(URLRequest(url: url), policy: policy, timeout: 0.3, redirectLimit: 3)
+                request.callbackQueue = callbackQueue
+                request.completionHandler = { _ in ended(index, "success") }
+                request.failureHandler = { error in
+                    ended(
+                        index,
+                        (error as? ConnectionError).map { "\($0.kind)".components(separatedBy: "(")[0] } ?? "foreign")
+                }
+                inFlight.wait()
+                group.enter()
+                request.start()
+                switch Int.random(in: 0..<10, using: &generator) {
+                case 0: request.cancel()
+                case 1, 2:
+                    let delay = Double.random(in: 0...0.05, using: &generator)
+                    cancelQueue.asyncAfter(deadline: .now() + delay) { request.cancel() }
+                default: break
+                }
+            }
+        }
+        let finished = group.wait(timeout: .now() + 90) == .success
+        #expect(finished, "every request ended within 90 s")
+        callbackQueue.sync {}
+        cancelQueue.sync(flags: .barrier) {}
+        let counts = endings.withLock { $0 }
+        #expect(
+            counts.filter { $0 != 1 }.isEmpty,
+            "lost: \(counts.filter { $0 == 0 }.count), doubled: \(counts.filter { $0 > 1 }.count)")
+        #expect(ConnectionRegistry.shared.requests(of: LoadRequest.self).isEmpty)
+        let seen = kinds.withLock { $0 }
+        #expect(
+            Set(seen.keys).isSubset(of: [
+                "success", "cancelled", "timedOut", "transport", "unacceptableStatusCode", "tooManyRedirects",
+            ]), "\(seen)")
+        #expect(seen["success", default: 0] > total / 4)
+        print("LoadTests: \(total) requests in \(String(format: "%.1f", Date().timeIntervalSince(started))) s: \(seen)")
+    }
+
+    /// Linux URLSession traps when a task is cancelled while its redirect callback is pending; cancels
+    /// that race redirects must end the request once, quietly.
+    @Test func cancelsRacingRedirectsDoNotTrap() throws {
+        let server = try TestServer.started()
+        defer { server.stop() }
+        server.route("/a") { _ in .redirect(to: "/b") }
+        server.route("/b") { _ in .redirect(to: "/c", status: 307) }
+        server.route("/c") { _ in .text("end") }
+        let total = 400
+        let endings = Locked([Int](repeating: 0, count: total))
+        let group = DispatchGroup()
+        let callbackQueue = DispatchQueue(label: "LoadTests.redirect-callbacks")
+        for index in 0..<total {
+            let request = LoadRequest(URLRequest(url: server.url("/a?n=\(index)")))
+            request.callbackQueue = callbackQueue
+            let ended: @Sendable () -> Void = {
+                if endings.withLock({ counts in
+                    counts[index] += 1
+                    return counts[index] == 1
+                }) {
+                    group.leave()
+                }
+            }
+            request.completionHandler = { _ in ended() }
+            request.failureHandler = { _ in ended() }
+            group.enter()
+            request.start()
+            DispatchQueue.global().asyncAfter(deadline: .now() + Double.random(in: 0...0.004)) { request.cancel() }
+        }
+        #expect(group.wait(timeout: .now() + 60) == .success)
+        callbackQueue.sync {}
+        #expect(endings.withLock { $0 }.allSatisfy { $0 == 1 })
+    }
+}

@@ -1,0 +1,157 @@
+import ConnectionKit
+import ConnectionKitTesting
+import Foundation
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// Sends a bearer token through the `authorization` hook.
+final class AuthorizedRequest: RetryingRequest, @unchecked Sendable {
+    override var authorization: Authorization? { .bearer("hook-secret") }
+}
+
+/// Credentials across redirects, the redirect limit, and body and header size limits.
+@Suite(.exclusive) struct SecurityTests {
+    private static let secrets = ["Authorization": "Bearer secret", "Cookie": "session=1", "X-Trace": "kept"]
+
+    /// Redirects from `origin` to `target`'s `/land` and returns the request that landed.
+    private func landed(
+        from origin: TestServer, to targetBase: String, target: TestServer, headers: [String: String] = secrets
+    )
+        throws -> TestRequest?
+    {
+        origin.route("/start") { _ in .redirect(to: targetBase + "/land") }
+        target.route("/land") { _ in .text("landed") }
+        let ending = run(RetryingRequest(origin.url("/start"), headers: headers))
+        #expect(ending?.data == Data("landed".utf8), "\(String(describing: ending?.error))")
+        return target.receivedRequests("/land").first
+    }
+
+    @Test func anotherPortIsAnotherOriginAndGetsNoCredentials() throws {
+        let origin = try TestServer.started()
+        let other = try TestServer.started()
+        defer {
+            origin.stop()
+            other.stop()
+        }
+        let request = try #require(try landed(from: origin, to: "http://127.0.0.1:\(other.port)", target: other))
+        #expect(origin.receivedRequests("/start").first?.header("Authorization") == "Bearer secret")
+        #expect(request.header("Authorization") == nil)
+        #expect(request.header("Cookie") == nil)
+        #expect(request.header("X-Trace") == "kept")
+    }
+
+    @Test func anotherHostIsAnotherOriginAndGetsNoCredentials() throws {
+        let server = try TestServer.started()
+        defer { server.stop() }
+        let request = try #require(try landed(from: server, to: "http://localhost:\(server.port)", target: server))
+        #expect(request.header("Authorization") == nil)
+        #expect(request.header("Cookie") == nil)
+        #expect(request.header("X-Trace") == "kept")
+    }
+
+    @Test func theSameOriginKeepsThem() throws {
+        let server = try TestServer.started()
+        defer { server.stop() }
+        let request = try #require(try landed(from: server, to: "", target: server))
+        #expect(request.header("Authorization") == "Bearer secret")
+        #expect(request.header("Cookie") == "session=1")
+    }
+
+    @Test func theAuthorizationHookIsNotReappliedAcrossOrigins() throws {
+        let origin = try TestServer.started()
+        let other = try TestServer.started()
+        defer {
+            origin.stop()
+            other.stop()
+        }
+        origin.route("/start") { _ in .redirect(to: "http://127.0.0.1:\(other.port)/land") }
+        other.route("/land") { _ in .text("landed") }
+        let ending = run(AuthorizedRequest(URLRequest(url: origin.url("/start"))))
+        #expect(ending?.data == Data("landed".utf8))
+        #expect(origin.receivedRequests("/start").first?.header("Authorization") == "Bearer hook-secret")
+        #expect(other.receivedRequests("/land").first?.header("Authorization") == nil)
+    }
+
+    @Test(arguments: [0, 1, 3, 10])
+    func redirectsAreFollowedAtMostMaximumRedirectsTimes(limit: Int) throws {
+        let server = try TestServer.started()
+        defer { server.stop() }
+        server.route("/loop") { _ in .redirect(to: "/loop", status: 307) }
+        let ending = run(RetryingRequest(URLRequest(url: server.url("/loop")), redirectLimit: limit))
+        guard case .tooManyRedirects(limit)? = ending?.error?.kind else {
+            Issue.record("\(String(describing: ending))")
+            return
+        }
+        #expect(server.hits("/loop") == limit + 1)
+    }
+
+    @Test func aChainWithinTheLimitArrives() throws {
+        let server = try TestServer.started()
+        defer { server.stop() }
+        for hop in 1...10 { server.route("/hop\(hop)") { _ in .redirect(to: "/hop\(hop + 1)") } }
+        server.route("/hop11") { _ in .text("arrived") }
+        let ending = run(RetryingRequest(URLRequest(url: server.url("/hop1"))))
+        #expect(ending?.data == Data("arrived".utf8))
+    }
+
+    @Test(arguments: [
+        TestBody.data(Data(count: 5_000)), .chunked(Array(repeating: Data(count: 500), count: 10)),
+        .drip(Data(count: 5_000), chunkSize: 1_000, interval: 0.01),
+    ])
+    func aBodyOverTheLimitFailsWithoutBeingKept(body: TestBody) throws {
+        let server = try TestServer.started()
+        defer { server.stop() }
+        server.route("/big") { _ in TestResponse(body: body) }
+        let request = RetryingRequest(
+            URLRequest(url: server.url("/big")), policy: testPolicy(attempts: 3), bodyLimit: 1_000)
+        let ending = run(request)
+        guard case .responseTooLarge(1_000)? = ending?.error?.kind else {
+            Issue.record("\(String(describing: ending))")
+            return
+        }
+        #expect(server.hits("/big") == 1, "not retried")
+    }
+
+    @Test func aBodyAtTheLimitPasses() throws {
+        let server = try TestServer.started()
+        defer { server.stop() }
+        server.route("/exact") { _ in TestResponse(body: .data(Data(count: 1_000))) }
+        let ending = run(RetryingRequest(URLRequest(url: server.url("/exact")), bodyLimit: 1_000))
+        #expect(ending?.data?.count == 1_000)
+    }
+
+    @Test func headersOverThePerClassLimitFail() throws {
+        let server = try TestServer.started()
+        defer { server.stop() }
+        server.route("/small") { _ in TestResponse(body: .data(Data("ok".utf8)), fault: .hugeHeaders(bytes: 4 * 1024)) }
+        server.route("/large") { _ in TestResponse(body: .data(Data("ok".utf8)), fault: .hugeHeaders(bytes: 16 * 1024))
+        }
+        let small = run(RetryingRequest(URLRequest(url: server.url("/small")), headerLimit: 8 * 1024))
+        #expect(small?.data == Data("ok".utf8))
+        let large = run(RetryingRequest(URLRequest(url: server.url("/large")), headerLimit: 8 * 1024))
+        guard case .responseTooLarge(8_192)? = large?.error?.kind else {
+            Issue.record("\(String(describing: large))")
+            return
+        }
+    }
+
+    #if canImport(FoundationNetworking)
+        /// Linux only: libcurl refuses more than 300 KiB of headers, whatever the class allows.
+        @Test func headersOverWhatLibcurlAcceptsAreATypedError() throws {
+            let server = try TestServer.started()
+            defer { server.stop() }
+            server.route("/huge") { _ in
+                TestResponse(body: .data(Data("ok".utf8)), fault: .hugeHeaders(bytes: 1024 * 1024))
+            }
+            let ending = run(RetryingRequest(URLRequest(url: server.url("/huge")), headerLimit: 4 * 1024 * 1024))
+            guard case .responseTooLarge? = ending?.error?.kind else {
+                Issue.record("\(String(describing: ending))")
+                return
+            }
+            #expect(ending?.error?.description.contains("larger than its limit") == true)
+        }
+    #endif
+}

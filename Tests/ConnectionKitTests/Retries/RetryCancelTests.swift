@@ -1,0 +1,100 @@
+import ConnectionKit
+import ConnectionKitTesting
+import Foundation
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// Signals when it has decided to retry, so that the test can cancel during the wait.
+final class BackoffCancelled: RetryingRequest, @unchecked Sendable {
+    let decided = DispatchSemaphore(value: 0)
+    override func retryDecision(for error: ConnectionError, attempt: Int, response: HTTPURLResponse?) -> RetryDecision {
+        defer { decided.signal() }
+        return super.retryDecision(for: error, attempt: attempt, response: response)
+    }
+}
+
+/// Cancels itself from inside its own retry decision: the backoff timer is created and then dropped.
+final class CancelsInDecision: RetryingRequest, @unchecked Sendable {
+    override func retryDecision(for error: ConnectionError, attempt: Int, response: HTTPURLResponse?) -> RetryDecision {
+        cancel()
+        return .retry(after: 0.01)
+    }
+}
+
+/// Cancels itself while the idle timer of its first attempt is being armed.
+final class CancelsWhileArming: RetryingRequest, @unchecked Sendable {
+    private let reads = Counter()
+    override var timeoutInterval: TimeInterval {
+        // Read once to build the request, then when the idle timer is armed.
+        if reads.next() == 2 { cancel() }
+        return 5
+    }
+}
+
+/// Cancels itself while its deadline timer is being armed.
+final class CancelsWhileArmingDeadline: RetryingRequest, @unchecked Sendable {
+    override var retryPolicy: RetryPolicy {
+        cancel()
+        return testPolicy(attempts: 2, deadline: 5)
+    }
+}
+
+/// Cancelling during the backoff wait, and cancels that race the arming of timers.
+@Suite(.exclusive) struct RetryCancelTests {
+    @Test func cancelDuringTheBackoffWaitEndsAtOnceAndSendsNothingMore() throws {
+        let server = try TestServer.started()
+        defer { server.stop() }
+        let secondAttempt = DispatchSemaphore(value: 0)
+        let counter = Counter()
+        server.route("/busy") { _ in
+            if counter.next() > 1 { secondAttempt.signal() }
+            return .status(503)
+        }
+        let request = BackoffCancelled(server.url("/busy"), policy: testPolicy(attempts: 3, backoff: 0.6))
+        let recorder = EndingRecorder()
+        recorder.attach(to: request)
+        request.start()
+        #expect(request.decided.wait(timeout: .now() + 10) == .success, "the first attempt failed")
+        let cancelledAt = Date()
+        request.cancel()
+        let ending = recorder.wait()
+        #expect(ending?.error?.isCancelled == true)
+        #expect(Date().timeIntervalSince(cancelledAt) < 0.5, "no wait for the backoff")
+        #expect(!ConnectionRegistry.shared.isInUse(BackoffCancelled.self))
+        // The backoff (0.6 s) passes: no second attempt may arrive.
+        #expect(secondAttempt.wait(timeout: .now() + 1.0) == .timedOut)
+        #expect(server.hits("/busy") == 1)
+        #expect(request.attempt == 1)
+        #expect(recorder.count == 1)
+    }
+
+    @Test func cancelFromTheRetryDecisionDoesNotTrap() throws {
+        let server = try TestServer.started()
+        defer { server.stop() }
+        server.route("/busy") { _ in .status(503) }
+        let ending = run(CancelsInDecision(server.url("/busy"), policy: testPolicy(attempts: 3)))
+        #expect(ending?.error?.isCancelled == true)
+        #expect(server.hits("/busy") == 1)
+    }
+
+    @Test func cancelWhileTheIdleTimerIsArmedDoesNotTrap() throws {
+        let server = try TestServer.started()
+        defer { server.stop() }
+        server.route("/ok") { _ in .text("ok") }
+        let ending = run(CancelsWhileArming(server.url("/ok")))
+        #expect(ending?.error?.isCancelled == true)
+    }
+
+    @Test func cancelWhileTheDeadlineIsArmedDoesNotTrap() throws {
+        let server = try TestServer.started()
+        defer { server.stop() }
+        server.route("/ok") { _ in .text("ok") }
+        let request = CancelsWhileArmingDeadline(server.url("/ok"))
+        let ending = run(request)
+        #expect(ending?.error?.isCancelled == true)
+        #expect(!ConnectionRegistry.shared.isInUse(CancelsWhileArmingDeadline.self))
+    }
+}
