@@ -1,0 +1,20 @@
+import Foundation
+
+/// CPU time (user + system, all threads, from getrusage) per small GET, 16 in flight: what a layer costs
+/// beyond waiting. The process does nothing else meanwhile, so the difference is the layer's own work.
+enum CPUPerRequest: Benchmark {
+    static let name = "cpu"
+
+    static func run(_ options: Options) throws -> [Row] {
+        let count = options.quick ? 300 : 2000
+        let url = try options.url(ServedFiles.small)
+        let figures = try Driver.alternate(rounds: options.rounds) { variant in
+            try Driver.run(count: count, window: 16, url: url, fetch: variant.fetch).cpuMicrosecondsPerRequest
+        }
+        return [
+            Row(
+                "CPU per 1 KiB GET, 16 in flight", unit: "µs CPU", raw: figures.raw,
+                connectionKit: figures.connectionKit, goal: .ratioAtMost(1.10))
+        ]
+    }
+}
