@@ -4,6 +4,7 @@
 #   Benchmarks/run.sh            the full run (several minutes; 1 GiB files)
 #   Benchmarks/run.sh --quick    a short run (small counts, one round, 64 MiB), as .ci/run does
 #   Benchmarks/run.sh --only json   only the benchmarks whose name contains "json"
+#   BENCH_WRAPPER="valgrind --tool=callgrind --callgrind-out-file=/tmp/cg.%p" Benchmarks/run.sh --quick --only cpu
 #
 # On a fresh Debian machine it installs nginx, curl and wrk (apt-get, as root) when missing, writes its
 # own nginx config and files under Benchmarks/.work, starts nginx on a free loopback port, builds and
@@ -89,4 +90,5 @@ say "nginx $("$NGINX" -v 2>&1 | sed 's/.*nginx\///') on 127.0.0.1:$PORT"
 
 # 5. Run. URLSession's download tasks write to $TMPDIR: keep them on the same disk as the destination.
 mkdir -p "$WORK/downloads" "$WORK/tmp"
-TMPDIR="$WORK/tmp" "$BIN" run --base-url "http://127.0.0.1:$PORT" --work "$WORK" "$@"
+# BENCH_WRAPPER prefixes the run, e.g. BENCH_WRAPPER="valgrind --tool=callgrind" to profile it.
+TMPDIR="$WORK/tmp" ${BENCH_WRAPPER:-} "$BIN" run --base-url "http://127.0.0.1:$PORT" --work "$WORK" "$@"

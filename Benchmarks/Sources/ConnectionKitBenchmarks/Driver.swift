@@ -26,6 +26,18 @@ enum Driver {
         return user + system
     }
 
+    /// Waits (at most `limit` seconds) until this process stops using CPU: until a 100 ms window costs
+    /// under 5 ms of CPU. URLSession keeps working after the last handler ran (tearing down cancelled
+    /// tasks, closing connections); the next measurement must not pay for the previous one.
+    static func quiesce(limit: Double = 60) {
+        let deadline = now() + limit
+        while now() < deadline {
+            let before = cpuSeconds()
+            Thread.sleep(forTimeInterval: 0.1)
+            if cpuSeconds() - before < 0.005 { return }
+        }
+    }
+
     /// What one windowed run took.
     struct Timing {
         let wallSeconds: Double
