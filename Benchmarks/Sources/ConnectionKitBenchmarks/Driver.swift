@@ -104,15 +104,19 @@ enum Driver {
     static func alternate(
         rounds: Int, warmUp: Bool = true, _ measure: (Variant) throws -> Double
     ) throws -> (raw: [Double], connectionKit: [Double]) {
+        // BENCH_VARIANT=raw or ck measures one side only: for profiling each side on its own.
+        let only = ProcessInfo.processInfo.environment["BENCH_VARIANT"].flatMap(Variant.init(rawValue:))
+        let measureRaw = only != .connectionKit
+        let measureKit = only != .raw
         if warmUp {
-            _ = try measure(.raw)
-            _ = try measure(.connectionKit)
+            if measureRaw { _ = try measure(.raw) }
+            if measureKit { _ = try measure(.connectionKit) }
         }
         var raw: [Double] = []
         var connectionKit: [Double] = []
         for _ in 0..<rounds {
-            raw.append(try measure(.raw))
-            connectionKit.append(try measure(.connectionKit))
+            if measureRaw { raw.append(try measure(.raw)) }
+            if measureKit { connectionKit.append(try measure(.connectionKit)) }
         }
         return (raw, connectionKit)
     }

@@ -25,7 +25,7 @@ enum FileDownload: Benchmark {
 
     static func run(_ options: Options) throws -> [Row] {
         var results: [Variant: [ChildResult]] = [:]
-        let rounds = options.quick ? 1 : 3
+        let rounds = min(options.rounds, 3)
         _ = try Driver.alternate(rounds: rounds, warmUp: false) { variant in
             let result = try spawnChild(variant, options)
             results[variant, default: []].append(result)

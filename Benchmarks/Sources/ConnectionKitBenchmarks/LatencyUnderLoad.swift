@@ -14,7 +14,7 @@ enum LatencyUnderLoad: Benchmark {
 
     static func run(_ options: Options) throws -> [Row] {
         var samples: [Variant: [Sample]] = [:]
-        let rounds = options.quick ? 1 : 3
+        let rounds = min(options.rounds, 3)
         _ = try Driver.alternate(rounds: rounds, warmUp: false) { variant in
             let sample = try measure(variant, options)
             samples[variant, default: []].append(sample)

@@ -9,7 +9,7 @@ enum ReferenceTools {
         let url = try options.url(ServedFiles.small).absoluteString
         var curl: [Double] = []
         var wrk: [Double] = []
-        for _ in 0..<options.rounds {
+        for _ in 0..<min(options.rounds, 3) {
             var arguments = ["curl", "--silent", "--fail", "--output", "/dev/null"]
             if window > 1 { arguments += ["--parallel", "--parallel-max", "\(window)"] }
             arguments.append("\(url)?[1-\(count)]")
@@ -17,7 +17,7 @@ enum ReferenceTools {
             if (try? run(arguments)) != nil {
                 curl.append(Double(count) / (Driver.now() - start))
             }
-            let seconds = options.quick ? 1 : 3
+            let seconds = options.quick ? 1 : 2
             let threads = window > 1 ? 2 : 1
             if let output = try? run(["wrk", "-t\(threads)", "-c\(window)", "-d\(seconds)s", url]),
                 let line = output.split(separator: "\n").first(where: { $0.hasPrefix("Requests/sec:") }),

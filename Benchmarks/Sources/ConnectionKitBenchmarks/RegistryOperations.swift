@@ -34,7 +34,7 @@ enum RegistryOperations: Benchmark {
     static func run(_ options: Options) throws -> [Row] {
         let count = options.quick ? 1000 : 10_000
         var timings: [Variant: [Timings]] = [:]
-        let rounds = options.quick ? 1 : 3
+        let rounds = min(options.rounds, 3)
         _ = try Driver.alternate(rounds: rounds, warmUp: false) { variant in
             let server = try TestServer.started()
             defer { server.stop() }

@@ -30,7 +30,9 @@ enum Table {
         }.joined(separator: "|") + "|"
         let body = lines.dropFirst().map(render)
         return ([render(header), rule] + body).joined(separator: "\n")
-            + "\n\nMedians of \(rounds) alternating round(s) (raw, ConnectionKit, raw, ConnectionKit…) after one warm-up each."
+            + "\n\nMedians over alternating rounds (raw, ConnectionKit, raw, ConnectionKit…): \(rounds) for small requests "
+            + "(after one warm-up each), \(min(rounds, 3)) for the large-file and registry rows. CK/raw is "
+            + "ConnectionKit's median over raw's. curl and wrk: the same requests, for reference."
     }
 
     static func cell(_ value: Double?, ratio: Bool = false) -> String {
