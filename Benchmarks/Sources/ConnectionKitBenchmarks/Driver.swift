@@ -15,6 +15,12 @@ enum Driver {
 
     /// User plus system CPU seconds this process has used so far (every thread).
     static func cpuSeconds() -> Double {
+        let times = cpuTimes()
+        return times.user + times.system
+    }
+
+    /// User and system CPU seconds this process has used so far (every thread).
+    static func cpuTimes() -> (user: Double, system: Double) {
         var usage = rusage()
         #if canImport(Glibc)
             getrusage(RUSAGE_SELF.rawValue, &usage)
@@ -23,7 +29,7 @@ enum Driver {
         #endif
         let user = Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6
         let system = Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
-        return user + system
+        return (user, system)
     }
 
     /// Waits (at most `limit` seconds) until this process stops using CPU: until a 100 ms window costs
@@ -42,9 +48,12 @@ enum Driver {
     struct Timing {
         let wallSeconds: Double
         let cpuSeconds: Double
+        /// The kernel's part of `cpuSeconds` (thread wake-ups, sockets, files).
+        let systemSeconds: Double
         let count: Int
         var requestsPerSecond: Double { Double(count) / wallSeconds }
         var cpuMicrosecondsPerRequest: Double { cpuSeconds / Double(count) * 1e6 }
+        var systemMicrosecondsPerRequest: Double { systemSeconds / Double(count) * 1e6 }
     }
 
     /// Fetches `url` `count` times with at most `window` requests in flight: each completion starts the
@@ -86,12 +95,16 @@ enum Driver {
         }
 
         let wallStart = now()
-        let cpuStart = cpuSeconds()
+        let cpuStart = cpuTimes()
         for _ in 0..<min(window, count) { launcher.launch() }
         guard allDone.wait(timeout: .now() + timeout) == .success else {
             throw BenchmarkError("\(count) requests to \(url.path) did not finish within \(Int(timeout)) s")
         }
-        let timing = Timing(wallSeconds: now() - wallStart, cpuSeconds: cpuSeconds() - cpuStart, count: count)
+        let cpuEnd = cpuTimes()
+        let timing = Timing(
+            wallSeconds: now() - wallStart,
+            cpuSeconds: (cpuEnd.user + cpuEnd.system) - (cpuStart.user + cpuStart.system),
+            systemSeconds: cpuEnd.system - cpuStart.system, count: count)
         if let failure = progress.withLock({ $0.failure }) {
             throw BenchmarkError("a request to \(url.path) failed: \(failure)")
         }
