@@ -11,7 +11,11 @@ let package = Package(
     targets: [
         .target(name: "ConnectionKit"),
         .target(name: "ConnectionKitTesting"),
-        .testTarget(name: "ConnectionKitTests", dependencies: ["ConnectionKit", "ConnectionKitTesting"]),
+        // A child process for the offline queue's crash test (killed with SIGKILL while it enqueues).
+        .executableTarget(name: "OfflineQueueCrashHelper", dependencies: ["ConnectionKit"]),
+        .testTarget(
+            name: "ConnectionKitTests",
+            dependencies: ["ConnectionKit", "ConnectionKitTesting", "OfflineQueueCrashHelper"]),
         .testTarget(name: "ConnectionKitTestingTests", dependencies: ["ConnectionKitTesting"]),
     ],
     swiftLanguageModes: [.v6]

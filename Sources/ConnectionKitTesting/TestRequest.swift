@@ -22,6 +22,10 @@ public struct TestRequest: Sendable, Codable, Equatable {
     /// The whole request body; a `Transfer-Encoding: chunked` body is de-chunked. Empty when there was none.
     public var body: Data
 
+    /// For a path the server was told to digest (``TestServer/digestBodies(of:)``): the body's length, checksum,
+    /// first and last bytes; ``body`` is then empty. `nil` otherwise.
+    public var bodyDigest: TestBodyDigest?
+
     /// When the server finished reading the request head.
     public var receivedAt: Date
 
@@ -31,13 +35,14 @@ public struct TestRequest: Sendable, Codable, Equatable {
     // MARK: - Init
 
     /// Creates a request value; the server makes these, tests rarely need to.
-    /// Defaults: no query, no headers, empty body, `receivedAt` now, `connectionID` 0.
+    /// Defaults: no query, no headers, empty body, no digest, `receivedAt` now, `connectionID` 0.
     public init(
         method: String,
         path: String,
         query: String? = nil,
         headers: [TestHeader] = [],
         body: Data = Data(),
+        bodyDigest: TestBodyDigest? = nil,
         receivedAt: Date = Date(),
         connectionID: Int = 0
     ) {
@@ -46,6 +51,7 @@ public struct TestRequest: Sendable, Codable, Equatable {
         self.query = query
         self.headers = headers
         self.body = body
+        self.bodyDigest = bodyDigest
         self.receivedAt = receivedAt
         self.connectionID = connectionID
     }

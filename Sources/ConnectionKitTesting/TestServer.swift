@@ -40,6 +40,14 @@ public final class TestServer: Sendable {
         try core.start()
     }
 
+    /// Binds 127.0.0.1 on `port` and starts accepting, so that a client configured while the server was down
+    /// (say, an offline queue pointed at ``url(_:)`` after ``stop()``) reaches it again at the same address.
+    /// `port` 0 lets the OS pick, like ``start()``. Throws ``TestServerError/socketFailure(operation:errno:)``
+    /// when the port is taken, ``TestServerError/alreadyRunning`` when running.
+    public func start(port: Int) throws {
+        try core.start(port: port)
+    }
+
     /// Closes the listener and every open connection, ending all stalls and delays; waits briefly (under a
     /// second) for the server threads to finish. Idempotent; also called from `deinit`.
     public func stop() {
@@ -97,12 +105,28 @@ public final class TestServer: Sendable {
         route(nil, path, handler)
     }
 
+    /// From now on, request bodies for `path` are not stored: the server reads them as they arrive and keeps
+    /// only a ``TestBodyDigest`` (length, checksum, first and last 64 KiB) in ``TestRequest/bodyDigest``;
+    /// ``TestRequest/body`` stays empty. Use it for uploads too large to hold in memory. Default: bodies are stored.
+    public func digestBodies(of path: String) {
+        core.state.withLock { _ = $0.digestedPaths.insert(path) }
+    }
+
     // MARK: - Observations
 
     /// How many requests for `path` (matched by a route or not) have been received since the start or the
     /// last ``resetCounters()``. A request counts as soon as it has been read, before its handler runs.
     public func hits(_ path: String) -> Int {
         core.state.withLock { $0.requestsByPath[path]?.count ?? 0 }
+    }
+
+    /// Waits until `path` has been requested at least `count` times (counting earlier hits), or until
+    /// `timeout` seconds pass. Returns whether the count was reached. Lets a test act once a request is
+    /// on the wire without sleeping.
+    public func waitForHits(_ path: String, count: Int = 1, timeout: TimeInterval = 10) async -> Bool {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+            core.waitForHits(path, count: count, timeout: timeout) { continuation.resume(returning: $0) }
+        }
     }
 
     /// The requests received for `path`, in arrival order; empty when there were none.

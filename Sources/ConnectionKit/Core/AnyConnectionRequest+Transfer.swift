@@ -8,21 +8,39 @@ extension AnyConnectionRequest {
     // MARK: - Transfer events (from TransferContext)
 
     /// A response arrived: records it and says where its body goes.
-    func transferDidReceive(response: HTTPURLResponse, run: UInt64, serial: UInt64) -> SinkChoice {
+    func transferDidReceive(response: HTTPURLResponse, run: UInt64, serial: UInt64, fileTarget: FileTarget?)
+        -> SinkChoice
+    {
         let isRedirect = followsRedirects && RedirectRule.isRedirect(response)
         let limit = maximumResponseBodySize
         let expected = Self.expectedBodyLength(of: response)
-        let destination: URL?? = storage.withLock { state in
-            guard state.isCurrent(run: run, serial: serial) else { return nil }
+        let placement = isRedirect ? .notSaved : (fileTarget?.placement(for: response) ?? .notSaved)
+        let current: Bool = storage.withLock { state in
+            guard state.isCurrent(run: run, serial: serial) else { return false }
             state.urlResponse = response
             state.lastActivity = .now()
             state.download.expected = expected
-            return .some(state.fileDestination)
+            if case .append(let offset, let total) = placement {
+                // Progress covers the whole file, the part saved by an earlier transfer included.
+                state.download.completed = offset
+                state.download.expected = total ?? expected.map { $0 + offset }
+            }
+            return true
         }
-        guard let destination else { return .ignore }
+        guard current else { return .ignore }
         if isRedirect { return .discard }
-        if let destination, (200..<300).contains(response.statusCode) {
-            return .file(destination)
+        if let fileTarget {
+            switch placement {
+            case .fresh:
+                return .file(fileTarget, appendingAt: nil, validator: PartialFile.validator(of: response))
+            case .append(let offset, _):
+                return .file(fileTarget, appendingAt: offset, validator: fileTarget.resumePoint?.validator)
+            case .restart:
+                restartWithoutRange(run: run, serial: serial, fileTarget: fileTarget)
+                return .ignore
+            case .notSaved:
+                break
+            }
         }
         if let expected, expected > limit {
             attemptFailed(run: run, serial: serial, error: ConnectionError(.responseTooLarge(limit: limit)),
@@ -118,6 +136,7 @@ extension AnyConnectionRequest {
             finish(run: run, outcome: .failure(contextualize(error, as: { .fileSystem(underlying: $0) })))
             return
         }
+        DebugOutput.recordBodyPreview(of: body, for: self)
         do {
             try validate(response, data: body.inMemoryData)
         } catch {

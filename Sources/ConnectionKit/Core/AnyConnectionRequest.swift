@@ -32,7 +32,7 @@ open class AnyConnectionRequest: @unchecked Sendable, CustomDebugStringConvertib
     // MARK: - Hooks: what to send
 
     /// The endpoint's URL: the one hook an endpoint must provide. Default: ``baseURL`` joined with
-    /// ``path`` and ``queryItems`` (see `docs/client.md`), or `nil` when ``baseURL`` is `nil`.
+    /// ``path`` and ``queryItems`` (see `docs/client-and-authorization.md`), or `nil` when ``baseURL`` is `nil`.
     /// A `nil` URL fails the request with `ConnectionError.invalidRequest` naming the class.
     open var url: URL? {
         guard let baseURL else { return nil }
@@ -111,8 +111,8 @@ open class AnyConnectionRequest: @unchecked Sendable, CustomDebugStringConvertib
 
     // MARK: - Hooks: building, checking, failing
 
-    /// Builds the request from ``url``, ``httpMethod``, ``requestHeaderFields``, ``bodyData`` and
-    /// ``timeoutInterval``. Called once per attempt. Override to customise the `URLRequest`;
+    /// Builds the request from ``url``, ``httpMethod``, ``defaultHeaderFields``, ``requestHeaderFields``,
+    /// ``bodyData``, ``requestBody`` and ``timeoutInterval``. Called once per attempt. Override to customise the `URLRequest`;
     /// a thrown error fails the request (a `ConnectionError` as is, anything else as `invalidRequest`).
     /// ``authorization`` is applied after this returns.
     open func makeURLRequest() throws -> URLRequest {
@@ -122,10 +122,14 @@ open class AnyConnectionRequest: @unchecked Sendable, CustomDebugStringConvertib
         }
         var request = URLRequest(url: url)
         request.httpMethod = httpMethod.rawValue
+        for (name, value) in defaultHeaderFields {
+            request.setValue(value, forHTTPHeaderField: name)
+        }
         for (name, value) in requestHeaderFields {
             request.setValue(value, forHTTPHeaderField: name)
         }
         request.httpBody = bodyData
+        try applyRequestBody(to: &request)
         return request
     }
 
@@ -162,6 +166,54 @@ open class AnyConnectionRequest: @unchecked Sendable, CustomDebugStringConvertib
         guard policy.allowsRetry(of: error, attempt: attempt, request: sent) else { return .doNotRetry }
         return .retry(after: policy.retryAfterDelay(from: response) ?? policy.backoff(beforeRetry: attempt))
     }
+
+    // MARK: - Client: default headers, body, authorization refresh
+
+    /// Header fields sent with every request of the class, under ``requestHeaderFields`` (which wins for the
+    /// same name). Override once in an app superclass, e.g. with `DefaultHeaders.standard(appName:appVersion:)`.
+    /// Default `[:]`.
+    open var defaultHeaderFields: [String: String] { [:] }
+
+    /// The parameters or body to send and how to encode them (query, form, JSON, multipart), with the matching
+    /// `Content-Type`. Applied after ``bodyData`` (and replaces it when it sets a body). Default `nil`.
+    open var requestBody: RequestBody? { nil }
+
+    /// Renews the credential when a request is refused with `401`: return one instance shared by all the
+    /// requests of an app superclass (a `static let`). The request waits for the refresh, then sends again once
+    /// with a fresh ``authorization``; concurrent `401`s share one refresh. Default `nil` (a `401` fails).
+    open var authorizationRefresher: AuthorizationRefresher? { nil }
+
+    // MARK: - Debug output
+
+    /// Whether this class prints debug output (a request block per attempt, a response block at
+    /// the end) to ``ConnectionDebug/sink``. Default `nil`: follow ``ConnectionDebug/isEnabled``
+    /// (off by default). Read once per ``start()``. See `docs/registry-and-debugging.md`.
+    open var isDebugOutputEnabled: Bool? { nil }
+
+    // MARK: - Saving to file
+
+    /// Whether an interrupted download to ``fileDestination`` can be resumed. Default `false`.
+    ///
+    /// When `true`, a transfer that fails or is cancelled midway keeps its partial file (hidden, beside
+    /// the destination, named `.<name>.ckpart`) together with the response's validator (a strong
+    /// `ETag`, else `Last-Modified`); the next start (a retry or a later ``start()``) asks for the
+    /// rest with `Range: bytes=N-` and `If-Range`. A 206 for that range is appended; a 200 (the server
+    /// ignores ranges, or the file changed) starts the file over; a 416 or a 206 for another range
+    /// removes the partial file and asks again without `Range`. A response with no validator is
+    /// never resumed: its partial file is removed like any other.
+    open var resumesInterruptedDownloads: Bool { false }
+
+    /// The exact size in bytes the saved file must have; checked before it is renamed into place.
+    /// Default `nil` (not checked). A mismatch fails with `ConnectionError.fileSystem` wrapping a
+    /// ``FileIntegrityError`` and leaves nothing at the destination.
+    open var expectedFileSize: Int64? { nil }
+
+    /// The SHA-256 digest (64 hexadecimal digits, any case) the saved file must have; computed while
+    /// the body is written and checked before it is renamed into place. Default `nil` (not checked).
+    /// A mismatch fails with `ConnectionError.fileSystem` wrapping a ``FileIntegrityError`` and
+    /// leaves nothing at the destination; a value that is not 64 hexadecimal digits fails the request
+    /// with `invalidRequest` before anything is sent.
+    open var expectedSHA256: String? { nil }
 
     // MARK: - Output (overridden by ConnectionRequest)
 
@@ -229,7 +281,7 @@ open class AnyConnectionRequest: @unchecked Sendable, CustomDebugStringConvertib
     public var attempt: Int { storage.withLock { $0.attempt } }
 
     /// The class name, e.g. `FetchEvents`, as errors, logs and snapshots show it.
-    public var typeName: String { String(describing: type(of: self)) }
+    public var typeName: String { TypeNames.name(of: type(of: self)) }
 
     /// One line for logs: class, identifier, method, redacted URL and state.
     open var debugDescription: String {

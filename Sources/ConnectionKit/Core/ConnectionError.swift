@@ -92,9 +92,11 @@ public struct ConnectionError: Error, Sendable, LocalizedError, CustomStringConv
         return nil
     }
 
-    /// Whether the server refused the request's credentials (401 or 403).
+    /// Whether the server refused the request's credentials (401 or 403), or renewing them failed
+    /// (``AuthorizationRefreshError``).
     public var isAuthenticationFailure: Bool {
-        statusCode == 401 || statusCode == 403
+        if case .other(let error) = kind, error is AuthorizationRefreshError { return true }
+        return statusCode == 401 || statusCode == 403
     }
 
     /// The error this one wraps, if any: the `URLError`, the decoding error, the file error.

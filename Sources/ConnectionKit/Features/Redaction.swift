@@ -1,5 +1,9 @@
 import Foundation
 
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
 /// Hides secrets wherever a request is shown: debug output, cURL strings, snapshots, events.
 enum Redaction {
     /// What a secret value is shown as.
@@ -38,10 +42,51 @@ enum Redaction {
         let items = rest.split(separator: "&", omittingEmptySubsequences: false).map { item -> String in
             let parts = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             let rawName = String(parts[0])
-            let name = (rawName.replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? rawName).lowercased()
+            let name = (rawName.replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? rawName)
+                .lowercased()
             guard lowered.contains(name) else { return String(item) }
             return rawName + "=" + placeholder
         }
         return String(text[..<question]) + "?" + items.joined(separator: "&") + fragment
+    }
+
+    /// The shortest secret value scrubbed from body previews: shorter ones would blank out
+    /// ordinary text.
+    static let minimumScrubbedLength = 4
+
+    /// The secret values `request` carries, in every form a body could echo them in: whole header
+    /// values, the credential after an `Authorization` scheme, cookie values, query item values
+    /// (raw and percent-encoded) and a URL password, each also with `/` escaped as JSON does.
+    static func secretValues(
+        in request: URLRequest, secretHeaderFields: Set<String>, secretQueryItems: Set<String>
+    ) -> [String] {
+        var values: [String] = []
+        for (name, value) in request.allHTTPHeaderFields ?? [:]
+        where isSecretHeader(name, secretHeaderFields: secretHeaderFields) {
+            values.append(value)
+            if let space = value.firstIndex(of: " ") {
+                values.append(String(value[value.index(after: space)...]))
+            }
+            if name.lowercased() == "cookie" {
+                for pair in value.split(separator: ";") {
+                    if let equals = pair.firstIndex(of: "=") {
+                        values.append(String(pair[pair.index(after: equals)...]))
+                    }
+                }
+            }
+        }
+        if let url = request.url, let components = URLComponents(url: url, resolvingAgainstBaseURL: false) {
+            let names = Set(secretQueryItems.map { $0.lowercased() })
+            for item in components.queryItems ?? [] where names.contains(item.name.lowercased()) {
+                values.append(item.value ?? "")
+            }
+            for item in components.percentEncodedQueryItems ?? [] where names.contains(item.name.lowercased()) {
+                values.append(item.value ?? "")
+            }
+            if let password = url.password { values.append(password) }
+        }
+        let trimmed = values.map { $0.trimmingCharacters(in: .whitespaces) }
+        let all = trimmed + trimmed.map { $0.replacingOccurrences(of: "/", with: "\\/") }
+        return Array(Set(all.filter { $0.count >= minimumScrubbedLength }))
     }
 }

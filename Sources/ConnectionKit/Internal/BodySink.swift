@@ -20,7 +20,7 @@ protocol BodySink: AnyObject {
 /// A received body, in memory or in a temporary file waiting to be renamed into place.
 enum CompletedBody: Sendable {
     case memory(Data)
-    case file(temporary: URL, destination: URL)
+    case file(PartialFile)
 
     /// The body in memory, or `nil` for a file.
     var inMemoryData: Data? {
@@ -28,30 +28,36 @@ enum CompletedBody: Sendable {
         return nil
     }
 
-    /// The bytes: in memory, or the temporary file mapped (not copied) into memory.
+    /// The bytes: in memory, or the temporary file mapped (not copied) into memory. (Foundation
+    /// reads a file of 8 KiB or less instead of mapping it.)
     func data() throws -> Data {
         switch self {
         case .memory(let data):
             return data
-        case .file(let temporary, _):
-            return try Data(contentsOf: temporary, options: .alwaysMapped)
+        case .file(let partial):
+            // mmap refuses an empty file.
+            var info = stat()
+            if stat(partial.temporary.path, &info) == 0, info.st_size == 0 { return Data() }
+            return try Data(contentsOf: partial.temporary, options: .alwaysMapped)
         }
     }
 
     /// Renames a temporary file into place (atomically replacing what was there).
     func commit() throws {
-        guard case .file(let temporary, let destination) = self else { return }
-        guard rename(temporary.path, destination.path) == 0 else {
-            let error = POSIXFileError.current(operation: "move the download into place at", path: destination.path)
+        guard case .file(let partial) = self else { return }
+        guard rename(partial.temporary.path, partial.destination.path) == 0 else {
+            let error = POSIXFileError.current(
+                operation: "move the download into place at", path: partial.destination.path)
             discard()
             throw error
         }
+        partial.removeValidator()
     }
 
-    /// Removes a temporary file.
+    /// Removes a temporary file (and its resume record: a complete body is never resumed).
     func discard() {
-        if case .file(let temporary, _) = self {
-            unlink(temporary.path)
+        if case .file(let partial) = self {
+            partial.removeAll()
         }
     }
 }
@@ -85,80 +91,6 @@ final class DiscardSink: BodySink {
     func append(_ data: Data) throws {}
     func finish() throws -> CompletedBody { .memory(Data()) }
     func discard() {}
-}
-
-/// Streams the body to a temporary file beside the destination, so that memory does not grow
-/// with the body and the final rename is atomic (same folder, same file system).
-final class FileSink: BodySink {
-    let destination: URL
-    let temporaryURL: URL
-    private var descriptor: Int32
-
-    /// Checks the destination and creates the temporary file; throws `ConnectionError.fileSystem`.
-    init(destination: URL) throws {
-        guard destination.isFileURL else {
-            throw ConnectionError(
-                .fileSystem(underlying: POSIXFileError(message: "the destination \(destination) is not a file URL")))
-        }
-        let folder = destination.deletingLastPathComponent()
-        var isFolder: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: folder.path, isDirectory: &isFolder), isFolder.boolValue else {
-            throw ConnectionError(
-                .fileSystem(underlying: POSIXFileError(message: "the folder \(folder.path) does not exist")))
-        }
-        if FileManager.default.fileExists(atPath: destination.path, isDirectory: &isFolder), isFolder.boolValue {
-            throw ConnectionError(
-                .fileSystem(underlying: POSIXFileError(message: "the destination \(destination.path) is a folder")))
-        }
-        let name = ".\(destination.lastPathComponent).\(UUID().uuidString.prefix(8)).ckpart"
-        self.destination = destination
-        self.temporaryURL = folder.appendingPathComponent(name)
-        self.descriptor = open(temporaryURL.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else {
-            throw ConnectionError(
-                .fileSystem(underlying: POSIXFileError.current(operation: "create a file in", path: folder.path)))
-        }
-    }
-
-    deinit {
-        if descriptor >= 0 { close(descriptor) }
-    }
-
-    func append(_ data: Data) throws {
-        try data.withUnsafeBytes { (buffer: UnsafeRawBufferPointer) in
-            guard var pointer = buffer.baseAddress else { return }
-            var remaining = buffer.count
-            while remaining > 0 {
-                let written = write(descriptor, pointer, remaining)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    throw ConnectionError(
-                        .fileSystem(underlying: POSIXFileError.current(operation: "write", path: temporaryURL.path)))
-                }
-                remaining -= written
-                pointer += written
-            }
-        }
-    }
-
-    func finish() throws -> CompletedBody {
-        let result = close(descriptor)
-        descriptor = -1
-        guard result == 0 else {
-            let error = POSIXFileError.current(operation: "write", path: temporaryURL.path)
-            unlink(temporaryURL.path)
-            throw ConnectionError(.fileSystem(underlying: error))
-        }
-        return .file(temporary: temporaryURL, destination: destination)
-    }
-
-    func discard() {
-        if descriptor >= 0 {
-            close(descriptor)
-            descriptor = -1
-        }
-        unlink(temporaryURL.path)
-    }
 }
 
 /// A file-system failure with the operation, the path and the system's reason.

@@ -13,6 +13,13 @@ struct RequestState {
     var progressHandler: (@Sendable (TransferProgress) -> Void)?
     /// `ConnectionRequest<Output>`'s completion handler, type-erased so that one lock guards it too.
     var completionHandler: (any Sendable)?
+    /// `BasicConnectionRequest.request`.
+    var oneOffRequest: URLRequest?
+    /// The URL given to `DownloadRequest(from:to:)`.
+    var downloadSource: URL?
+    /// Set by `OfflineQueue.start(_:onOffline:)` for one run: offered the failure first, on the callback
+    /// queue; when it returns `true` (the request was queued) the failure path is skipped.
+    var offlineInterceptor: (@Sendable (ConnectionError) -> Bool)?
 
     // MARK: The current run
     var phase: ConnectionState = .idle
@@ -25,6 +32,8 @@ struct RequestState {
     var transfer: ActiveTransfer?
     var redirectCount = 0
     var sentRequest: URLRequest?
+    /// `sentRequest`'s method, kept as a plain string for cheap snapshots.
+    var sentMethod: String?
     var urlResponse: HTTPURLResponse?
     var dateStarted: Date?
     var dateFinished: Date?
@@ -39,10 +48,24 @@ struct RequestState {
     var lastActivity: DispatchTime = .now()
     var upload = DirectionCounters()
     var download = DirectionCounters()
+    /// Whether this run prints debug output (decided once per start).
+    var debugOutput = false
+    /// The start of the final response's body, kept only when `debugOutput` is on.
+    var responseBodyPreview: ResponseBodyPreview?
+    /// Secret values this run sent (longest first), scrubbed from body previews; debug runs only.
+    var debugSecrets: [String] = []
     /// `value()` callers waiting for this run's ending.
     var waiters: [Waiter] = []
     /// Waiters of the run whose ending is being delivered right now.
     var deliveringWaiters: [Waiter] = []
+
+    // MARK: Client: authorization refresh and body file
+    /// The ``AuthorizationRefresher`` generation when the current attempt's authorization was applied.
+    var authorizationGeneration: UInt64?
+    /// The run that already retried after a refresh (a run retries once).
+    var refreshedRun: UInt64?
+    /// A multipart body assembled on disk, uploaded from there; deleted when its run ends.
+    var assembledBody: AssembledBody?
 
     struct DirectionCounters {
         var completed: Int64 = 0

@@ -7,23 +7,30 @@ import Foundation
 /// Receives the events of one transfer (one attempt, or one redirect hop) for its request.
 final class TransferContext: TransferReceiver, @unchecked Sendable {
     // Safe: `serial` is written once before the transfer starts (the transport's lock orders it
-    // before every event); the sink lives behind `sink`'s lock.
+    // before every event); the sink lives behind `slot`'s lock.
     let request: AnyConnectionRequest
     let run: UInt64
     var serial: UInt64 = 0
-    private let fileDestination: URL?
-    private let sink = Locked<(any BodySink)?>(nil)
+    private let fileTarget: FileTarget?
+    private let slot = Locked(SinkSlot())
     private let progressInterval: TimeInterval
 
-    init(request: AnyConnectionRequest, run: UInt64, fileDestination: URL?) {
+    /// The body's sink, and whether the transfer was abandoned (a sink that arrives later is
+    /// discarded at once, so that no temporary file outlives a cancel).
+    private struct SinkSlot {
+        var sink: (any BodySink)?
+        var abandoned = false
+    }
+
+    init(request: AnyConnectionRequest, run: UInt64, fileTarget: FileTarget?) {
         self.request = request
         self.run = run
-        self.fileDestination = fileDestination
+        self.fileTarget = fileTarget
         self.progressInterval = request.progressInterval
     }
 
     func transferDidReceive(response: HTTPURLResponse) {
-        let choice = request.transferDidReceive(response: response, run: run, serial: serial)
+        let choice = request.transferDidReceive(response: response, run: run, serial: serial, fileTarget: fileTarget)
         do {
             let newSink: any BodySink
             switch choice {
@@ -33,14 +40,15 @@ final class TransferContext: TransferReceiver, @unchecked Sendable {
                 newSink = DiscardSink()
             case .memory(let limit, let expected):
                 newSink = MemorySink(limit: limit, expectedLength: expected)
-            case .file(let destination):
-                newSink = try FileSink(destination: destination)
+            case .file(let target, let offset, let validator):
+                newSink = try FileSink(target: target, appendingAt: offset, validator: validator)
             }
-            let previous = sink.withLock { sink in
-                defer { sink = newSink }
-                return sink
+            let (previous, abandoned) = slot.withLock { slot in
+                defer { if !slot.abandoned { slot.sink = newSink } }
+                return (slot.sink, slot.abandoned)
             }
             previous?.discard()
+            if abandoned { newSink.discard() }
         } catch {
             fail(request.contextualize(error, as: { .fileSystem(underlying: $0) }), response: response)
         }
@@ -48,7 +56,7 @@ final class TransferContext: TransferReceiver, @unchecked Sendable {
 
     func transferDidReceive(data: Data) {
         do {
-            try sink.withLock { try $0?.append(data) }
+            try slot.withLock { try $0.sink?.append(data) }
         } catch {
             fail(request.contextualize(error, as: { .fileSystem(underlying: $0) }), response: nil)
             return
@@ -64,9 +72,9 @@ final class TransferContext: TransferReceiver, @unchecked Sendable {
     }
 
     func transferDidComplete(response: HTTPURLResponse?, error: (any Error)?) {
-        let body = sink.withLock { sink in
-            defer { sink = nil }
-            return sink
+        let body = slot.withLock { slot in
+            defer { slot.sink = nil }
+            return slot.sink
         }
         let (run, serial, request) = (self.run, self.serial, self.request)
         let finishedBody = SendableBox(body)
@@ -78,9 +86,9 @@ final class TransferContext: TransferReceiver, @unchecked Sendable {
 
     /// Throws away the body received so far; the transfer is over.
     func abandon() {
-        let body = sink.withLock { sink in
-            defer { sink = nil }
-            return sink
+        let body = slot.withLock { slot in
+            defer { (slot.sink, slot.abandoned) = (nil, true) }
+            return slot.sink
         }
         body?.discard()
     }
@@ -105,5 +113,6 @@ enum SinkChoice {
     /// A redirect's body.
     case discard
     case memory(limit: Int64, expected: Int64?)
-    case file(URL)
+    /// Save to the target's partial file, from the start or after `appendingAt` bytes.
+    case file(FileTarget, appendingAt: Int64?, validator: String?)
 }

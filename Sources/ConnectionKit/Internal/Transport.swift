@@ -11,7 +11,20 @@ import Foundation
 /// 401 is delivered as a response, and the request decides what to do.
 protocol Transport: Sendable {
     /// Starts sending `request`; events go to `receiver` (serially) until it completes or is cancelled.
-    func startTransfer(_ request: URLRequest, receiver: any TransferReceiver) -> any TransferHandle
+    /// `bodyFile`, when set, is the body, streamed from disk (`request.httpBody` is then `nil`).
+    func startTransfer(_ request: URLRequest, bodyFile: URL?, receiver: any TransferReceiver) -> any TransferHandle
+
+    /// The transport for transfers whose body is saved to a file. Default: this one.
+    var fileTransport: any Transport { get }
+}
+
+extension Transport {
+    /// Starts sending `request` with its in-memory body (if any).
+    func startTransfer(_ request: URLRequest, receiver: any TransferReceiver) -> any TransferHandle {
+        startTransfer(request, bodyFile: nil, receiver: receiver)
+    }
+
+    var fileTransport: any Transport { self }
 }
 
 /// The events of one transfer, delivered serially, never after `transferDidComplete` or after

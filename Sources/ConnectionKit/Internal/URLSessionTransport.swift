@@ -17,6 +17,12 @@ import Foundation
 /// - fractional timeouts are truncated, so the request enforces its own and URLSession's is pushed past it.
 final class URLSessionTransport: Transport {
     static let shared = URLSessionTransport()
+    /// Bodies saved to file run on a session of their own: a bulk transfer fills its session's
+    /// (serial) delegate queue with chunks, and any other request on that session would wait
+    /// behind them (seconds, measured, for a small GET during a 1 GiB download).
+    static let savingToFile = URLSessionTransport()
+
+    var fileTransport: any Transport { self === Self.shared ? Self.savingToFile : self }
 
     private let session: URLSession
     private let router: SessionRouter
@@ -32,7 +38,7 @@ final class URLSessionTransport: Transport {
         self.session = URLSession(configuration: configuration, delegate: router, delegateQueue: delegateQueue)
     }
 
-    /// Ephemeral (no cookie file on disk, no cache), 64 connections per host (Linux defaults to 6),
+    /// Ephemeral, no cookie jar, no cache, 64 connections per host (Linux defaults to 6),
     /// and URLSession's own timeouts out of the way: requests enforce theirs.
     static func defaultConfiguration() -> URLSessionConfiguration {
         let configuration = URLSessionConfiguration.ephemeral
@@ -40,13 +46,22 @@ final class URLSessionTransport: Transport {
         configuration.timeoutIntervalForRequest = 7 * 24 * 3600
         configuration.timeoutIntervalForResource = 7 * 24 * 3600
         configuration.urlCache = nil
+        // No implicit cookie jar: one process-wide session would share one server's cookies with every
+        // request class talking to that host (any port), and on Linux a stored cookie replaces a Cookie
+        // header the request set itself. Requests send cookies explicitly (see docs/endpoints.md).
+        configuration.httpCookieStorage = nil
+        configuration.httpShouldSetCookies = false
+        configuration.httpCookieAcceptPolicy = .never
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
         return configuration
     }
 
-    func startTransfer(_ request: URLRequest, receiver: any TransferReceiver) -> any TransferHandle {
+    func startTransfer(_ request: URLRequest, bodyFile: URL?, receiver: any TransferReceiver) -> any TransferHandle {
         let task: URLSessionTask
-        if let body = request.httpBody, !body.isEmpty {
+        if let bodyFile {
+            // Streamed from disk in pieces by URLSession, with upload progress and a Content-Length.
+            task = session.uploadTask(with: request, fromFile: bodyFile)
+        } else if let body = request.httpBody, !body.isEmpty {
             // An upload task reports upload progress for its body.
             var bodyless = request
             bodyless.httpBody = nil

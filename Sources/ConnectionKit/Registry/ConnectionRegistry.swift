@@ -79,17 +79,30 @@ public final class ConnectionRegistry: Sendable {
     /// A new stream of every request's events from now on. Any number of listeners may listen;
     /// none can slow requests down: a listener that falls more than ``eventBufferLimit`` progress
     /// events behind misses progress events, never start, retry or end events. The stream ends
-    /// when the listening task is cancelled.
+    /// (and stops buffering) when the listening task is cancelled or the stream and its iterator
+    /// are released, e.g. after `break` out of a `for await` loop.
     public var events: AsyncStream<ConnectionEvent> {
+        makeEventStream().stream
+    }
+
+    /// A new event stream and its listener's key in the registry.
+    func makeEventStream() -> (stream: AsyncStream<ConnectionEvent>, id: UUID) {
         let id = UUID()
         let listener = EventListener()
         state.withLock { $0.listeners[id] = listener }
-        return AsyncStream(
-            unfolding: { await listener.next() },
-            onCancel: { [weak self] in
-                self?.state.withLock { _ = $0.listeners.removeValue(forKey: id) }
-                listener.close()
-            })
+        // Released with the stream's producer closure, i.e. when nobody can read any more.
+        let subscription = EventSubscription { [weak self] in
+            self?.state.withLock { _ = $0.listeners.removeValue(forKey: id) }
+            listener.close()
+        }
+        let stream = AsyncStream(
+            unfolding: {
+                let event = await listener.next()
+                withExtendedLifetime(subscription) {}
+                return event
+            },
+            onCancel: { subscription.cancel() })
+        return (stream, id)
     }
 
     /// Progress events kept per listener before further ones are dropped. 256.
@@ -97,20 +110,29 @@ public final class ConnectionRegistry: Sendable {
 
     // MARK: - Internal
 
+    /// The keys of the current listeners.
+    var listenerIDs: Set<UUID> { state.withLock { Set($0.listeners.keys) } }
+
     /// Whether anybody listens to events (checked before building one).
     var hasListeners: Bool { state.withLock { !$0.listeners.isEmpty } }
 
+    /// Adds `request`. The lifecycle calls this under the request's own lock, in the same step
+    /// that makes it running, so that a `cancel()` racing `start()` always finds it registered.
+    /// Lock order: request, then registry, then activity; the registry never takes a request's lock.
     func register(_ request: AnyConnectionRequest) {
         state.withLock { state in
             state.entries[ObjectIdentifier(request)] = Entry(request: request, order: state.nextOrder)
             state.nextOrder &+= 1
+            // Under the registry's lock, so that the activity count follows the registry's order.
+            NetworkActivity.shared.requestCountChanged(by: 1)
         }
-        NetworkActivity.shared.requestCountChanged(by: 1)
     }
 
     func unregister(_ request: AnyConnectionRequest) {
-        let removed = state.withLock { $0.entries.removeValue(forKey: ObjectIdentifier(request)) != nil }
-        if removed { NetworkActivity.shared.requestCountChanged(by: -1) }
+        state.withLock { state in
+            guard state.entries.removeValue(forKey: ObjectIdentifier(request)) != nil else { return }
+            NetworkActivity.shared.requestCountChanged(by: -1)
+        }
     }
 
     /// What the lifecycle reports.

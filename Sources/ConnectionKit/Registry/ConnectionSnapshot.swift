@@ -38,11 +38,11 @@ extension AnyConnectionRequest {
     /// The request's current values as a snapshot.
     func makeSnapshot() -> ConnectionSnapshot {
         let typeName = self.typeName
-        return storage.withLock { state in
+        var snapshot = storage.withLock { state in
             ConnectionSnapshot(
                 identifier: state.identifier,
                 typeName: typeName,
-                method: state.sentRequest?.httpMethod ?? "-",
+                method: state.sentMethod ?? "",
                 redactedURL: state.redactedURL,
                 state: state.phase,
                 dateStarted: state.dateStarted,
@@ -55,5 +55,8 @@ extension AnyConnectionRequest {
                 statusCode: state.urlResponse?.statusCode
             )
         }
+        // Before the first attempt is built, the hook says (read outside the lock: it is user code).
+        if snapshot.method.isEmpty { snapshot.method = httpMethod.rawValue }
+        return snapshot
     }
 }

@@ -31,8 +31,12 @@ public final class NetworkActivity: Sendable {
 
     private let state = Locked(State())
     private let queue = DispatchQueue(label: "ConnectionKit.activity")
+    /// This instance's delay: ``hideDelay`` for the shared one; tests make their own with another.
+    let delay: TimeInterval
 
-    init() {}
+    init(hideDelay: TimeInterval = NetworkActivity.hideDelay) {
+        self.delay = hideDelay
+    }
 
     /// Whether the indicator should show: on while a request is live, off ``hideDelay`` after the last ended.
     public var isActive: Bool { state.withLock { $0.isActive } }
@@ -56,7 +60,8 @@ public final class NetworkActivity: Sendable {
         }
     }
 
-    /// Every change of ``isActive`` from now on, as a stream.
+    /// The current value of ``isActive``, then every change of it, as a stream (ends when the
+    /// listening task is cancelled).
     public var changes: AsyncStream<Bool> {
         AsyncStream { continuation in
             let observation = observe(on: queue) { continuation.yield($0) }
@@ -64,6 +69,7 @@ public final class NetworkActivity: Sendable {
         }
     }
 
+    /// Called by the registry, under its lock, as requests register and unregister.
     func requestCountChanged(by delta: Int) {
         let action: (notify: [Observer], hideAfter: UInt64?) = state.withLock { state in
             state.liveCount += delta
@@ -77,7 +83,7 @@ public final class NetworkActivity: Sendable {
         }
         action.notify.forEach { observer in observer.queue.async { observer.handler(true) } }
         if let generation = action.hideAfter {
-            queue.asyncAfter(deadline: .now() + Self.hideDelay) { [weak self] in
+            queue.asyncAfter(deadline: .now() + delay) { [weak self] in
                 self?.hideIfIdle(generation: generation)
             }
         }

@@ -12,8 +12,7 @@ import Foundation
 /// basic.start()
 /// ```
 open class BasicConnectionRequest: ConnectionRequest<Data>, @unchecked Sendable {
-    // Safe: `request` lives behind its own lock.
-    private let requestStorage = Locked<URLRequest?>(nil)
+    // Safe: `request` lives in the base class's locked storage.
 
     /// Creates a request; set ``request`` before starting.
     public override init() {
@@ -29,8 +28,8 @@ open class BasicConnectionRequest: ConnectionRequest<Data>, @unchecked Sendable 
     /// The request to send. Default `nil`: starting without one fails with `invalidRequest`.
     /// ``AnyConnectionRequest/timeoutInterval`` and ``AnyConnectionRequest/authorization`` still apply.
     public var request: URLRequest? {
-        get { requestStorage.withLock { $0 } }
-        set { requestStorage.withLock { $0 = newValue } }
+        get { storage.withLock { $0.oneOffRequest } }
+        set { storage.withLock { $0.oneOffRequest = newValue } }
     }
 
     /// The URL of ``request``.

@@ -16,8 +16,7 @@ import Foundation
 /// let savedFile = try await download.value()
 /// ```
 open class DownloadRequest: ConnectionRequest<URL>, @unchecked Sendable {
-    // Safe: the source URL lives behind its own lock.
-    private let source = Locked<URL?>(nil)
+    // Safe: the source URL lives in the base class's locked storage.
 
     /// Creates a download; override ``AnyConnectionRequest/url`` and set a destination before starting.
     public override init() {
@@ -27,12 +26,12 @@ open class DownloadRequest: ConnectionRequest<URL>, @unchecked Sendable {
     /// Creates a download of `url` to `destination`.
     public init(from url: URL, to destination: URL) {
         super.init()
-        source.withLock { $0 = url }
+        storage.withLock { $0.downloadSource = url }
         fileDestination = destination
     }
 
     /// The URL given to ``init(from:to:)``; override it in a subclass.
-    open override var url: URL? { source.withLock { $0 } ?? super.url }
+    open override var url: URL? { storage.withLock { $0.downloadSource } ?? super.url }
 
     /// Returns the saved file's URL. Starting without a ``AnyConnectionRequest/fileDestination``
     /// fails with `invalidRequest`.
@@ -53,9 +52,9 @@ open class DownloadRequest: ConnectionRequest<URL>, @unchecked Sendable {
     }
 
     override func produceOutput(body: CompletedBody, response: HTTPURLResponse) throws -> any Sendable {
-        guard case .file(_, let destination) = body else {
+        guard case .file(let partial) = body else {
             throw ConnectionError(.invalidRequest(reason: "\(Self.self) has no fileDestination."))
         }
-        return destination
+        return partial.destination
     }
 }

@@ -26,7 +26,10 @@ struct HTTPRequestReader {
 
     /// Reads the next request. Returns `nil` when the client closed cleanly between requests.
     /// Throws a `ConnectionEnd` for an oversized head, a malformed request, a truncated one, or a server stop.
-    mutating func readRequest(connectionID: Int) throws -> ReceivedRequest? {
+    /// `digestsBody` says, from the path, whether the body is digested (``TestBodyDigest``) rather than stored.
+    mutating func readRequest(
+        connectionID: Int, digestsBody: (String) -> Bool = { _ in false }
+    ) throws -> ReceivedRequest? {
         guard let head = try readHead() else { return nil }
         let receivedAt = Date()
         var request = try Self.parseHead(head, receivedAt: receivedAt, connectionID: connectionID)
@@ -43,8 +46,18 @@ struct HTTPRequestReader {
         if expectsContinue && (isChunked || contentLength > 0) {
             try connection.write("HTTP/1.1 100 Continue\r\n\r\n")
         }
-        if isChunked {
-            request.request.body = try readChunkedBody()
+        if digestsBody(request.request.path) {
+            var digest = TestBodyDigest()
+            if isChunked {
+                try readChunkedBody { digest.update($0) }
+            } else {
+                try readStreaming(contentLength) { digest.update($0) }
+            }
+            request.request.bodyDigest = digest
+        } else if isChunked {
+            var body = Data()
+            try readChunkedBody { body.append(contentsOf: $0) }
+            request.request.body = body
         } else if contentLength > 0 {
             request.request.body = Data(try readExactly(contentLength))
         }
@@ -125,8 +138,8 @@ struct HTTPRequestReader {
 
     // MARK: - Body
 
-    private mutating func readChunkedBody() throws -> Data {
-        var body = Data()
+    /// Reads a chunked body, handing each chunk's bytes over piece by piece as they arrive.
+    private mutating func readChunkedBody(_ consume: (ArraySlice<UInt8>) -> Void) throws {
         while true {
             let sizeLine = try readLine()
             let sizeText = sizeLine.split(separator: ";", maxSplits: 1).first.map(String.init) ?? ""
@@ -135,9 +148,9 @@ struct HTTPRequestReader {
             }
             if size == 0 {
                 while try !readLine().isEmpty {}
-                return body
+                return
             }
-            body.append(contentsOf: try readExactly(size))
+            try readStreaming(size, consume)
             guard try readLine().isEmpty else { throw ConnectionEnd.malformedRequest }
         }
     }
@@ -163,6 +176,18 @@ struct HTTPRequestReader {
         let bytes = Array(buffer[0..<count])
         buffer.removeFirst(count)
         return bytes
+    }
+
+    /// Reads `count` body bytes and hands them over piece by piece, never holding more than one read.
+    private mutating func readStreaming(_ count: Int, _ consume: (ArraySlice<UInt8>) -> Void) throws {
+        var remaining = count
+        while remaining > 0 {
+            if buffer.isEmpty { try fill() }
+            let take = min(remaining, buffer.count)
+            consume(buffer[0..<take])
+            buffer.removeFirst(take)
+            remaining -= take
+        }
     }
 
     private mutating func fill() throws {

@@ -22,8 +22,9 @@ enum POSIXSocket {
 
     // MARK: - Listener
 
-    /// Opens a non-blocking TCP listener on 127.0.0.1 with an OS-picked port; returns its descriptor and port.
-    static func openLoopbackListener() throws -> (fd: Int32, port: Int) {
+    /// Opens a non-blocking TCP listener on 127.0.0.1 on `port` (0: the OS picks one); returns its descriptor and
+    /// port.
+    static func openLoopbackListener(port: Int = 0) throws -> (fd: Int32, port: Int) {
         #if canImport(Glibc)
             let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #else
@@ -40,7 +41,7 @@ enum POSIXSocket {
                 address.sin_len = UInt8(MemoryLayout<sockaddr_in>.size)
             #endif
             address.sin_family = sa_family_t(AF_INET)
-            address.sin_port = in_port_t(0).bigEndian
+            address.sin_port = in_port_t(UInt16(clamping: port)).bigEndian
             address.sin_addr = in_addr(s_addr: inet_addr("127.0.0.1"))
             let bound = withUnsafePointer(to: &address) { pointer in
                 pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { rebound in

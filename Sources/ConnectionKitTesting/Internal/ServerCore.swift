@@ -21,11 +21,11 @@ final class ServerCore: Sendable {
 
     // MARK: - Lifecycle
 
-    func start() throws {
+    func start(port: Int = 0) throws {
         let alreadyRunning = state.withLock { $0.run != nil }
         guard !alreadyRunning else { throw TestServerError.alreadyRunning }
         let wake = try WakeSignal()
-        let listener = try POSIXSocket.openLoopbackListener()
+        let listener = try POSIXSocket.openLoopbackListener(port: port)
         let run = ServerRun(listenFD: listener.fd, wake: wake)
         let installed = state.withLock { state -> Bool in
             guard state.run == nil else { return false }
@@ -72,6 +72,10 @@ final class ServerCore: Sendable {
             while let fd = POSIXSocket.acceptConnection(from: run.listenFD) {
                 spawnConnectionThread(fd: fd, run: run)
             }
+            // Out of descriptors: back off briefly instead of spinning on a listener that stays readable.
+            if errno == EMFILE || errno == ENFILE {
+                _ = poll(&descriptors, 1, 10)
+            }
         }
     }
 
@@ -100,14 +104,45 @@ final class ServerCore: Sendable {
 
     // MARK: - Requests
 
+    /// Whether request bodies for `path` are digested rather than stored.
+    func digestsBody(of path: String) -> Bool {
+        state.withLock { $0.digestedPaths.contains(path) }
+    }
+
     /// Records `request` for `hits` and `receivedRequests`, then finds its handler: an exact method match
     /// first, then a route registered for any method. `nil` when no route matches.
     func admit(_ request: TestRequest) -> (@Sendable (TestRequest) -> TestResponse)? {
-        state.withLock { state in
+        let (handler, satisfied) = state.withLock { state in
             state.requestsByPath[request.path, default: []].append(request)
+            let hits = state.requestsByPath[request.path]?.count ?? 0
+            let ready = state.hitWaiters.filter { $0.value.path == request.path && hits >= $0.value.count }
+            ready.keys.forEach { state.hitWaiters.removeValue(forKey: $0) }
             let method = request.method.uppercased()
-            return state.routes[RouteKey(method: method, path: request.path)]
+            let handler =
+                state.routes[RouteKey(method: method, path: request.path)]
                 ?? state.routes[RouteKey(method: nil, path: request.path)]
+            return (handler, Array(ready.values))
+        }
+        satisfied.forEach { $0.resume(true) }
+        return handler
+    }
+
+    /// Resumes `resume` with `true` once `path` has `count` hits, or with `false` after `timeout`.
+    func waitForHits(_ path: String, count: Int, timeout: TimeInterval, resume: @escaping @Sendable (Bool) -> Void) {
+        let id: UInt64? = state.withLock { state in
+            if (state.requestsByPath[path]?.count ?? 0) >= count { return nil }
+            let id = state.nextWaiterID
+            state.nextWaiterID &+= 1
+            state.hitWaiters[id] = HitWaiter(path: path, count: count, resume: resume)
+            return id
+        }
+        guard let id else {
+            resume(true)
+            return
+        }
+        DispatchQueue.global().asyncAfter(deadline: .now() + timeout) { [weak self] in
+            let waiter = self?.state.withLock { $0.hitWaiters.removeValue(forKey: id) }
+            waiter?.resume(false)
         }
     }
 }

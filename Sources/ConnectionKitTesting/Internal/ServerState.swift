@@ -4,6 +4,8 @@ struct ServerState: Sendable {
     var routes: [RouteKey: @Sendable (TestRequest) -> TestResponse] = [:]
     /// Every parsed request, by path, in arrival order; `hits` is the count.
     var requestsByPath: [String: [TestRequest]] = [:]
+    /// Paths whose request bodies are digested rather than stored.
+    var digestedPaths: Set<String> = []
     /// Client connections currently open.
     var openConnections = 0
     /// Connections accepted since the server was created; also the id of the newest one.
@@ -12,4 +14,14 @@ struct ServerState: Sendable {
     var port = 0
     /// The running listener, `nil` when stopped.
     var run: ServerRun?
+    /// Callers of `waitForHits`, resumed when their path has enough hits or their time is up.
+    var hitWaiters: [UInt64: HitWaiter] = [:]
+    var nextWaiterID: UInt64 = 0
+}
+
+/// A caller waiting for `count` hits on `path`.
+struct HitWaiter: Sendable {
+    let path: String
+    let count: Int
+    let resume: @Sendable (Bool) -> Void
 }

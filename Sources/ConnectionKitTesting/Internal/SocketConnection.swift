@@ -128,6 +128,7 @@ struct SocketConnection: Sendable {
                     offset += sent
                     continue
                 }
+                if sent == 0 { throw ConnectionEnd.ioFailure(EPIPE) }
                 switch errno {
                 case EINTR:
                     continue

@@ -1,0 +1,100 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+extension AnyConnectionRequest {
+    // MARK: - Request body
+
+    /// Applies ``requestBody``: the query, or the body and its `Content-Type` (unless one is set).
+    func applyRequestBody(to request: inout URLRequest) throws {
+        guard let body = requestBody else { return }
+        var contentType = body.contentType
+        switch body {
+        case .query(let items):
+            guard !items.isEmpty, let url = request.url else { return }
+            request.url = URLComposer.compose(baseURL: url, path: "", queryItems: items)
+            return
+        case .form(let items):
+            request.httpBody = Data(RequestBody.encodedForm(items).utf8)
+        case .json(let value):
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys]
+            do {
+                request.httpBody = try encoder.encode(value)
+            } catch {
+                throw ConnectionError(.invalidRequest(reason: "the JSON body could not be encoded: \(error)"))
+            }
+        case .data(let data, _):
+            request.httpBody = data
+        case .multipart(let form):
+            try Self.rejectBody(on: request)
+            if let small = try form.smallBody() {
+                request.httpBody = small
+            } else {
+                request.httpBody = nil
+                contentType = try prepareBodyFile(for: form)
+            }
+        }
+        try Self.rejectBody(on: request)
+        if request.value(forHTTPHeaderField: "Content-Type") == nil, let contentType {
+            request.setValue(contentType, forHTTPHeaderField: "Content-Type")
+        }
+    }
+
+    private static func rejectBody(on request: URLRequest) throws {
+        let method = request.httpMethod?.uppercased() ?? "GET"
+        guard method == "GET" || method == "HEAD" else { return }
+        throw ConnectionError(
+            .invalidRequest(
+                reason: "a \(method) request cannot carry a body. Send it as POST, or use RequestBody.query."))
+    }
+
+    /// The run's assembled body file, when `request` carries its body that way: not after a redirect turned
+    /// it into a GET, nor when it has an in-memory body.
+    func bodyFile(for request: URLRequest, run: UInt64) -> URL? {
+        let method = request.httpMethod?.uppercased() ?? "GET"
+        guard request.httpBody == nil, method != "GET", method != "HEAD" else { return nil }
+        return storage.withLock { $0.assembledBody?.run == run ? $0.assembledBody?.file : nil }
+    }
+
+    /// Deletes the body file of `run` (called when the run ends); a later run's file is left alone.
+    func discardAssembledBody(of run: UInt64) {
+        let body: AssembledBody? = storage.withLock { state in
+            guard let body = state.assembledBody, body.run == run else { return nil }
+            state.assembledBody = nil
+            return body
+        }
+        if let body { try? FileManager.default.removeItem(at: body.file) }
+    }
+
+    /// Assembles the multipart body into a temporary file once per run (later attempts reuse it) and returns
+    /// its `Content-Type`. The file is deleted when the run ends.
+    private func prepareBodyFile(for form: MultipartForm) throws -> String {
+        let current: (run: UInt64, running: Bool, reusable: AssembledBody?) = storage.withLock { state in
+            (state.run, state.phase == .running, state.assembledBody?.run == state.run ? state.assembledBody : nil)
+        }
+        if let reusable = current.reusable { return reusable.contentType }
+        guard current.running else {
+            throw ConnectionError(.invalidRequest(reason: "a multipart body is assembled only while the request runs."))
+        }
+        let file = FileManager.default.temporaryDirectory
+            .appendingPathComponent("ConnectionKit-multipart-\(UUID().uuidString)")
+        try form.write(to: file)
+        let outcome: (kept: Bool, stale: AssembledBody?) = storage.withLock { state in
+            guard state.run == current.run, state.phase == .running else { return (false, nil) }
+            // A file left by an earlier run whose ending has not cleaned up yet: that ending will skip it.
+            let stale = state.assembledBody
+            state.assembledBody = AssembledBody(run: current.run, file: file, contentType: form.contentType)
+            return (true, stale)
+        }
+        if let stale = outcome.stale { try? FileManager.default.removeItem(at: stale.file) }
+        guard outcome.kept else {
+            // The run ended while the body was being written.
+            try? FileManager.default.removeItem(at: file)
+            throw ConnectionError(.cancelled)
+        }
+        return form.contentType
+    }
+}

@@ -1,0 +1,46 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// Renders a `URLRequest` as a curl command line (see ``AnyConnectionRequest/cURLDescription``).
+enum CURLCommand {
+    static func render(_ request: URLRequest, secretHeaderFields: Set<String>, secretQueryItems: Set<String>) -> String
+    {
+        var arguments: [String] = []
+        var preamble: [String] = []
+        let method = (request.httpMethod ?? "GET").uppercased()
+        let body = request.httpBody ?? Data()
+        switch method {
+        case "GET" where body.isEmpty: break
+        case "HEAD": arguments.append("--head")
+        default: arguments.append("--request \(quote(method))")
+        }
+        let headers = Redaction.redactedHeaders(
+            request.allHTTPHeaderFields ?? [:], secretHeaderFields: secretHeaderFields)
+        for (name, value) in headers {
+            // `Name;` is curl's way to send a header with an empty value (`Name:` would remove it).
+            arguments.append("--header \(quote(value.isEmpty ? "\(name);" : "\(name): \(value)"))")
+        }
+        if !body.isEmpty {
+            if let text = String(data: body, encoding: .utf8), !text.contains("\0") {
+                arguments.append("--data-binary \(quote(text))")
+            } else {
+                preamble.append("# The body is \(body.count) bytes of binary data: save it as body.bin first.")
+                arguments.append("--data-binary @body.bin")
+            }
+        }
+        let url = Redaction.redactedURL(request.url, secretQueryItems: secretQueryItems) ?? ""
+        // curl reads [] and {} in a URL as glob patterns.
+        if url.contains(where: { "[]{}".contains($0) }) { arguments.append("--globoff") }
+        arguments.append(quote(url))
+        let command = "curl " + arguments.joined(separator: " \\\n  ")
+        return (preamble + [command]).joined(separator: "\n")
+    }
+
+    /// Single-quotes `text` for a POSIX shell: nothing inside is special except `'` itself.
+    static func quote(_ text: String) -> String {
+        "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
+    }
+}

@@ -1,0 +1,149 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+extension OfflineQueue {
+    // MARK: - Starting through the queue
+
+    /// Starts `request` normally; if it fails because the network is unreachable (no connection, DNS
+    /// failure, cannot connect, connection lost, or a timeout before any response), it is enqueued and
+    /// `onOffline` runs on the request's ``AnyConnectionRequest/callbackQueue`` with the queued operation
+    /// **instead of** the failure handler. Success and every other failure reach the request's handlers as
+    /// usual. `value()` callers of the run still get the error.
+    ///
+    /// If enqueueing fails (a full disk), the request fails normally with its original error.
+    public func start(_ request: AnyConnectionRequest, onOffline: @escaping @Sendable (QueuedOperation) -> Void) {
+        request.storage.withLock { state in
+            state.offlineInterceptor = { [weak self, weak request] error in
+                guard let self, let request,
+                    Self.isUnreachable(error, responseArrived: request.urlResponse != nil)
+                else { return false }
+                do {
+                    let operation = try self.enqueue(request)
+                    onOffline(operation)
+                    return true
+                } catch {
+                    self.configuration.log("could not queue \(request.typeName) after it failed offline: \(error)")
+                    return false
+                }
+            }
+        }
+        request.start()
+    }
+
+    // MARK: - Enqueueing
+
+    /// Stores `request` for delivery and returns once it is safely on disk. Builds it with
+    /// ``AnyConnectionRequest/makeURLRequest()`` (without authorization, which is applied at send time), keeps
+    /// its `Idempotency-Key` header or mints one, and removes secret headers, a password in the URL and
+    /// secret query items. The request itself is not started and may be reused.
+    ///
+    /// Throws the `ConnectionError` `makeURLRequest()` throws, `invalidRequest` for a streamed body, or
+    /// `fileSystem` when the operation could not be written or the queue is closed.
+    @discardableResult
+    public func enqueue(_ request: AnyConnectionRequest) throws -> QueuedOperation {
+        let built: URLRequest
+        do {
+            built = try request.makeURLRequest()
+        } catch {
+            throw request.contextualize(error, as: { .invalidRequest(reason: "\($0)") })
+        }
+        guard let url = built.url else {
+            throw request.contextualize(ConnectionError(.invalidRequest(reason: "\(request.typeName) has no URL")))
+        }
+        guard built.httpBodyStream == nil else {
+            throw request.contextualize(
+                ConnectionError(.invalidRequest(reason: "a streamed body cannot be queued; provide `bodyData`")))
+        }
+        let secretHeaders = request.secretHeaderFields
+        var headers: [String: String] = [:]
+        var removedHeaders: [String] = []
+        var idempotencyKey: String?
+        for (name, value) in built.allHTTPHeaderFields ?? [:] {
+            if name.lowercased() == "idempotency-key" {
+                idempotencyKey = value
+            } else if Redaction.isSecretHeader(name, secretHeaderFields: secretHeaders) {
+                removedHeaders.append(name)
+            } else {
+                headers[name] = value
+            }
+        }
+        let (storedURL, removedItems) = Self.removingSecrets(from: url, secretQueryItems: request.secretQueryItems)
+        let body = built.httpBody ?? Data()
+        let typeName = request.typeName
+
+        enqueueLock.lock()
+        defer { enqueueLock.unlock() }
+        guard !state.withLock({ $0.isClosed }) else {
+            throw request.contextualize(
+                ConnectionError(.fileSystem(underlying: OfflineStoreFailure(message: "the offline queue is closed"))))
+        }
+        let sequence = state.withLock { state in
+            defer { state.nextSequence += 1 }
+            return state.nextSequence
+        }
+        var operation = QueuedOperation(
+            id: UUID(), sequence: sequence, typeName: typeName, method: built.httpMethod ?? "GET", url: storedURL,
+            headerFields: headers, removedSecretHeaderNames: removedHeaders.sorted(),
+            removedSecretQueryItemNames: removedItems, idempotencyKey: idempotencyKey ?? UUID().uuidString,
+            enqueuedAt: Date(), attempts: 0, bodyLength: body.count)
+        if !body.isEmpty {
+            if body.count <= configuration.inlineBodyLimit {
+                operation.inlineBody = body
+            } else {
+                operation.bodyFileName = try store.writeBody(body, sequence: sequence)
+            }
+        }
+        do {
+            try store.writePending(operation)
+        } catch {
+            if operation.bodyFileName != nil { try? store.removePending(operation) }
+            throw error
+        }
+        state.withLock { state in
+            state.pending.append(operation)
+            if state.liveTemplates[typeName] == nil { state.liveTemplates[typeName] = request }
+        }
+        kick()
+        return operation
+    }
+
+    // MARK: - Classifying failures
+
+    /// Transport errors that mean the request never reached the server.
+    static let unreachableCodes: Set<URLError.Code> = [
+        .notConnectedToInternet, .cannotFindHost, .dnsLookupFailed, .cannotConnectToHost, .networkConnectionLost,
+        .timedOut, .internationalRoamingOff, .dataNotAllowed,
+    ]
+
+    /// Whether `error` means the network (not the server) failed: the errors that queue a request.
+    static func isUnreachable(_ error: ConnectionError, responseArrived: Bool) -> Bool {
+        switch error.kind {
+        case .transport(let urlError):
+            return unreachableCodes.contains(urlError.code) && !(urlError.code == .timedOut && responseArrived)
+        case .timedOut:
+            return !responseArrived
+        default:
+            return false
+        }
+    }
+
+    /// `url` without a password and without the values of `secretQueryItems`; returns the names removed.
+    static func removingSecrets(from url: URL, secretQueryItems: Set<String>) -> (URL, [String]) {
+        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return (url, []) }
+        components.password = nil
+        var removed: [String] = []
+        if let items = components.queryItems, !secretQueryItems.isEmpty {
+            let secret = Set(secretQueryItems.map { $0.lowercased() })
+            let kept = items.filter { item in
+                guard secret.contains(item.name.lowercased()) else { return true }
+                removed.append(item.name)
+                return false
+            }
+            components.queryItems = kept.isEmpty ? nil : kept
+        }
+        return (components.url ?? url, removed)
+    }
+}

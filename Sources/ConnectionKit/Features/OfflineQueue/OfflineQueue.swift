@@ -1,0 +1,225 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// A persisted queue of writes made while the network was unreachable, delivered in order once it is back,
+/// across app restarts and crashes: what the FatFractal SDK's `onOffline:` block gave, for any request.
+///
+/// ```swift
+/// let queue = try OfflineQueue(directory: appSupport.appendingPathComponent("outbox"))
+/// queue.register(PostMicropost.self) { PostMicropost() }
+/// queue.start(PostMicropost(text: "hello")) { operation in
+///     print("offline: queued as \(operation.idempotencyKey)")
+/// }
+/// ```
+///
+/// **What is stored.** Method, URL, headers, body (in the operation's file, or a body file when large), the
+/// request's class name, an `Idempotency-Key` minted once at enqueue and sent on every attempt, the enqueue
+/// date and the attempt count. Secrets are never written: `Authorization`, `Cookie` and the class's secret
+/// headers and query items are removed, and applied again at send time from the class registered under the
+/// stored name (its ``AnyConnectionRequest/authorization`` and ``AnyConnectionRequest/requestHeaderFields``).
+/// Files are created with mode 0600 and written atomically (see `docs/offline-queue.md`).
+///
+/// **Delivery.** In order, one at a time, through ``QueuedOperationRequest`` (so each attempt shows in
+/// ``ConnectionRegistry``). A failed attempt is retried after ``Configuration/onlineRetryInterval`` (1 s)
+/// when it reached the server and ``Configuration/offlineRetryInterval`` (10 s) when it did not. A 4xx other
+/// than 408 and 429, a request that cannot be built, or an operation past ``Configuration/maximumAttempts``
+/// or ``Configuration/maximumAge`` is moved to ``deadLetters`` and the queue goes on.
+///
+/// **Crash safety.** Once ``enqueue(_:)`` has returned, the operation is on disk: a process killed at any
+/// instant loses none, and the next process opening the directory delivers each at least once, with its
+/// original `Idempotency-Key`. A corrupt entry is moved to `corrupt/` with a log line.
+///
+/// One directory is opened by one queue at a time (a lock file enforces it, also across processes).
+public final class OfflineQueue: Sendable {
+    /// The directory the queue lives in.
+    public let directory: URL
+    /// The settings it was opened with.
+    public let configuration: Configuration
+    let store: OfflineStore
+    let state = Locked(OfflineQueueState())
+    /// Attempts, timers and request endings run here, one at a time.
+    let worker = DispatchQueue(label: "ConnectionKit.OfflineQueue", qos: .utility)
+    /// Serialises enqueues, so that sequence order is the order `enqueue` returned in.
+    let enqueueLock = NSLock()
+
+    /// Opens the queue in `directory` (created with mode 0700 when missing) and starts delivering what a
+    /// previous process left in it. Register your request classes right after opening (or before the first
+    /// delivery can need them): an operation whose class is not registered waits, and registering it
+    /// triggers an attempt.
+    ///
+    /// Throws `ConnectionError.fileSystem` when the directory cannot be created or is already open (in this
+    /// process or another).
+    public init(directory: URL, configuration: Configuration = Configuration()) throws {
+        self.directory = directory
+        self.configuration = configuration
+        store = try OfflineStore(directory: directory)
+        worker.setSpecific(key: Self.workerKey, value: ObjectIdentifier(self))
+        let loaded = store.load(log: configuration.log)
+        state.withLock { state in
+            state.pending = loaded.pending
+            state.deadLetters = loaded.dead
+            let highest = (loaded.pending.map(\.sequence) + loaded.dead.map(\.operation.sequence)).max() ?? 0
+            state.nextSequence = highest + 1
+        }
+        kick()
+    }
+
+    deinit {
+        let (timer, request) = state.withLock { ($0.retryTimer, $0.inFlight) }
+        timer?.cancel()
+        request?.cancel()
+        store.releaseLock()
+    }
+
+    // MARK: - Registering request classes
+
+    /// Registers how to make an instance of `type` for sending its queued operations: the queue asks that
+    /// instance for ``AnyConnectionRequest/authorization``, the secret headers in
+    /// ``AnyConnectionRequest/requestHeaderFields``, ``AnyConnectionRequest/timeoutInterval`` and the redirect
+    /// settings at each attempt. Keyed by the class's name (``AnyConnectionRequest/typeName``).
+    public func register<Request: AnyConnectionRequest>(
+        _ type: Request.Type, factory: @escaping @Sendable () -> Request
+    ) {
+        register(typeName: String(describing: type), factory: factory)
+    }
+
+    /// Registers a factory under a stored class name, e.g. for a class that was renamed since its operations
+    /// were queued.
+    public func register(typeName: String, factory: @escaping @Sendable () -> AnyConnectionRequest) {
+        state.withLock { state in
+            state.factories[typeName] = factory
+            state.unregisteredMisses[typeName] = nil
+        }
+        attemptNow()
+    }
+
+    // MARK: - Handlers
+
+    /// Called on ``Configuration/callbackQueue`` with each delivered operation and the response body.
+    public var deliveredHandler: (@Sendable (QueuedOperation, Data) -> Void)? {
+        get { state.withLock { $0.deliveredHandler } }
+        set { state.withLock { $0.deliveredHandler = newValue } }
+    }
+
+    /// Called on ``Configuration/callbackQueue`` with each operation moved to ``deadLetters``.
+    public var deadLetterHandler: (@Sendable (DeadLetter) -> Void)? {
+        get { state.withLock { $0.deadLetterHandler } }
+        set { state.withLock { $0.deadLetterHandler = newValue } }
+    }
+
+    /// Called on ``Configuration/callbackQueue`` after each failed attempt, with the wait before the next.
+    public var failedAttemptHandler: (@Sendable (FailedAttempt) -> Void)? {
+        get { state.withLock { $0.failedAttemptHandler } }
+        set { state.withLock { $0.failedAttemptHandler = newValue } }
+    }
+
+    // MARK: - Tooling
+
+    /// The operations waiting, in delivery order (the first may be in flight).
+    public var pending: [QueuedOperation] { state.withLock { $0.pending } }
+
+    /// The operations given up on, oldest first.
+    public var deadLetters: [DeadLetter] { state.withLock { $0.deadLetters } }
+
+    /// Removes a pending operation or a dead letter (matched by ``QueuedOperation/id``) and its files. A pending
+    /// operation in flight is cancelled (the server may still have received it). Returns whether it was found.
+    @discardableResult
+    public func remove(_ operation: QueuedOperation) throws -> Bool {
+        // On the worker, so that no attempt rewrites the operation's file after it was deleted.
+        try onWorker { try removeOnWorker(operation) }
+    }
+
+    private func removeOnWorker(_ operation: QueuedOperation) throws -> Bool {
+        let found: (pending: QueuedOperation?, dead: DeadLetter?, cancel: QueuedOperationRequest?) = state.withLock {
+            state in
+            if let index = state.pending.firstIndex(where: { $0.id == operation.id }) {
+                let removed = state.pending.remove(at: index)
+                let inFlight = state.inFlight?.operation.id == operation.id ? state.inFlight : nil
+                return (removed, nil, inFlight)
+            }
+            if let index = state.deadLetters.firstIndex(where: { $0.operation.id == operation.id }) {
+                return (nil, state.deadLetters.remove(at: index), nil)
+            }
+            return (nil, nil, nil)
+        }
+        found.cancel?.cancel()
+        if let pending = found.pending { try store.removePending(pending) }
+        if let dead = found.dead { try store.removeDead(dead.operation) }
+        return found.pending != nil || found.dead != nil
+    }
+
+    // MARK: - Connectivity
+
+    /// Whether the network looks reachable: what the app last said with ``setReachable(_:)`` (until the next
+    /// attempt's result replaces it), otherwise whether the last attempt reached the server; `nil` before either.
+    public var isReachable: Bool? {
+        state.withLock { $0.reportedReachable ?? $0.lastAttemptReachedServer }
+    }
+
+    /// Tells the queue what the platform knows (e.g. from `NWPathMonitor` on Apple platforms). `true` makes
+    /// the next attempt happen now instead of at the end of its wait (the moment the network is back);
+    /// `false` is reported by ``isReachable`` until an attempt says otherwise. Without calls to this, the queue
+    /// judges from its own attempts: unreachable while they fail with transport errors.
+    public func setReachable(_ reachable: Bool) {
+        state.withLock { $0.reportedReachable = reachable }
+        if reachable { attemptNow() }
+    }
+
+    /// Stops attempts (the one in flight finishes) until ``resume()``; enqueueing still works. Default: running.
+    public func suspend() {
+        state.withLock { $0.isSuspended = true }
+    }
+
+    /// Resumes attempts after ``suspend()``, starting one now.
+    public func resume() {
+        state.withLock { $0.isSuspended = false }
+        attemptNow()
+    }
+
+    /// Stops the queue and releases its directory (so another queue or process may open it): the wait is
+    /// cancelled, an attempt in flight is cancelled (it stays queued), and ``enqueue(_:)`` throws from now
+    /// on. Closing happens by itself when the queue is deallocated. Idempotent.
+    public func close() {
+        enqueueLock.lock()
+        let (timer, request) = state.withLock { state in
+            state.isClosed = true
+            state.timerGeneration &+= 1
+            defer { (state.retryTimer, state.inFlight) = (nil, nil) }
+            return (state.retryTimer, state.inFlight)
+        }
+        enqueueLock.unlock()
+        timer?.cancel()
+        request?.cancel()
+        // Let the worker finish what it is doing, so no file is written after this returns.
+        onWorker {}
+        store.releaseLock()
+    }
+
+    /// Runs `body` on the worker and waits for it; runs it in place when already there (e.g. from a factory).
+    private func onWorker<Result>(_ body: () throws -> Result) rethrows -> Result {
+        if DispatchQueue.getSpecific(key: Self.workerKey) == ObjectIdentifier(self) {
+            return try body()
+        }
+        return try worker.sync(execute: body)
+    }
+
+    /// Marks the worker queues, so that ``onWorker(_:)`` can tell it is on one.
+    static let workerKey = DispatchSpecificKey<ObjectIdentifier>()
+
+    /// Cancels the wait before the next attempt and attempts now.
+    func attemptNow() {
+        let timer: (any DispatchSourceTimer)? = state.withLock { state in
+            defer {
+                state.retryTimer = nil
+                state.timerGeneration &+= 1
+            }
+            if state.inFlight != nil { state.retryImmediately = true }
+            return state.retryTimer
+        }
+        timer?.cancel()
+        kick()
+    }
+}

@@ -1,0 +1,46 @@
+import Foundation
+
+/// Everything mutable about an ``OfflineQueue``, kept behind its one lock.
+struct OfflineQueueState {
+    var pending: [QueuedOperation] = []
+    var deadLetters: [DeadLetter] = []
+    var nextSequence: UInt64 = 1
+    /// Factories by class name, from `register`.
+    var factories: [String: @Sendable () -> AnyConnectionRequest] = [:]
+    /// Requests enqueued by this process, by class name: the template when no factory is registered.
+    var liveTemplates: [String: AnyConnectionRequest] = [:]
+    /// How often each unregistered class name was met at the head of the queue (logged at the second time,
+    /// so that opening a queue and then registering does not log).
+    var unregisteredMisses: [String: Int] = [:]
+    /// The request sending the head of the queue, if one is.
+    var inFlight: QueuedOperationRequest?
+    /// Waits before the next attempt.
+    var retryTimer: (any DispatchSourceTimer)?
+    /// Whether the last attempt reached the server; `nil` before the first.
+    var lastAttemptReachedServer: Bool?
+    /// What the app said with `setReachable(_:)`; `nil` when it never did.
+    var reportedReachable: Bool?
+    /// Failed attempts in a row, for the backoff.
+    var consecutiveFailures = 0
+    var deliveredHandler: (@Sendable (QueuedOperation, Data) -> Void)?
+    var deadLetterHandler: (@Sendable (DeadLetter) -> Void)?
+    var failedAttemptHandler: (@Sendable (FailedAttempt) -> Void)?
+    var isSuspended = false
+    var isClosed = false
+    /// Set when an immediate attempt was asked for (`setReachable(true)`, `register`, `resume`) while one
+    /// was in flight: if that one fails, the next starts without waiting.
+    var retryImmediately = false
+    /// Bumped whenever the retry timer is replaced or dropped, so a stale firing does nothing.
+    var timerGeneration: UInt64 = 0
+
+    /// Removes the head of the queue if it is `operation`, and forgets a request kept as template once no
+    /// operation of its class is left. Returns whether the head was removed.
+    mutating func removeHead(_ operation: QueuedOperation) -> Bool {
+        guard pending.first?.id == operation.id else { return false }
+        pending.removeFirst()
+        if !pending.contains(where: { $0.typeName == operation.typeName }) {
+            liveTemplates[operation.typeName] = nil
+        }
+        return true
+    }
+}

@@ -1,0 +1,162 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Streams the body to a temporary file beside the destination with plain POSIX writes, so that
+/// memory does not grow with the body and the final rename is atomic (same folder, same file system).
+/// Checks the declared size and SHA-256 before the file can be renamed into place.
+final class FileSink: BodySink {
+    let target: FileTarget
+    private var descriptor: Int32
+    /// Bytes in the file: the resumed part plus what this transfer wrote.
+    private var length: Int64
+    private var hasher: SHA256?
+    /// Whether an interruption keeps the partial file for the next start.
+    private let keepsPartialFile: Bool
+
+    /// Opens the partial file: from the start, or (`offset`) after the bytes an earlier run left.
+    /// `validator` is the response's, recorded for a later resume. Throws `ConnectionError.fileSystem`.
+    init(target: FileTarget, appendingAt offset: Int64?, validator: String?) throws {
+        self.target = target
+        let path = target.partial.temporary.path
+        let folder = target.partial.destination.deletingLastPathComponent().path
+        self.hasher = target.expectedDigest == nil ? nil : SHA256()
+        self.keepsPartialFile = target.resumable && validator != nil
+        if let offset {
+            descriptor = open(path, O_WRONLY | O_APPEND | O_CLOEXEC)
+            length = offset
+            guard descriptor >= 0 else {
+                throw ConnectionError(.fileSystem(underlying: POSIXFileError.current(operation: "reopen", path: path)))
+            }
+            do {
+                try Self.checkSize(of: descriptor, is: offset, path: path)
+                if hasher != nil { try hashExistingBytes(upTo: offset) }
+            } catch {
+                close(descriptor)
+                target.partial.removeAll()
+                throw error
+            }
+        } else {
+            // A resumable partial file has a fixed name and may be left from an earlier run; any
+            // other is unique to this transfer and must not exist yet.
+            let flags = O_WRONLY | O_CREAT | O_CLOEXEC | (target.resumable ? O_TRUNC : O_EXCL)
+            descriptor = open(path, flags, 0o644)
+            length = 0
+            guard descriptor >= 0 else {
+                throw ConnectionError(
+                    .fileSystem(underlying: POSIXFileError.current(operation: "create a file in", path: folder)))
+            }
+        }
+        do {
+            try target.partial.recordValidator(target.resumable ? validator : nil)
+        } catch {
+            close(descriptor)
+            target.partial.removeAll()
+            throw error
+        }
+    }
+
+    deinit {
+        if descriptor >= 0 { close(descriptor) }
+    }
+
+    func append(_ data: Data) throws {
+        try data.withUnsafeBytes { (buffer: UnsafeRawBufferPointer) in
+            guard var pointer = buffer.baseAddress else { return }
+            hasher?.update(buffer)
+            var remaining = buffer.count
+            while remaining > 0 {
+                let written = write(descriptor, pointer, remaining)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    throw ConnectionError(
+                        .fileSystem(
+                            underlying: POSIXFileError.current(operation: "write", path: target.partial.temporary.path))
+                    )
+                }
+                remaining -= written
+                pointer += written
+            }
+        }
+        length += Int64(data.count)
+    }
+
+    /// Closes the file and checks it against the expected size and digest; a mismatch removes it.
+    func finish() throws -> CompletedBody {
+        let result = close(descriptor)
+        descriptor = -1
+        guard result == 0 else {
+            let error = POSIXFileError.current(operation: "write", path: target.partial.temporary.path)
+            target.partial.removeAll()
+            throw ConnectionError(.fileSystem(underlying: error))
+        }
+        if let expected = target.expectedSize, expected != length {
+            target.partial.removeAll()
+            throw ConnectionError(
+                .fileSystem(
+                    underlying: FileIntegrityError(check: .size, expected: String(expected), actual: String(length))))
+        }
+        if let expected = target.expectedDigest, var hasher {
+            let actual = hasher.finalize()
+            guard actual == expected else {
+                target.partial.removeAll()
+                throw ConnectionError(
+                    .fileSystem(
+                        underlying: FileIntegrityError(
+                            check: .sha256, expected: SHA256.hex(expected), actual: SHA256.hex(actual))))
+            }
+        }
+        return .file(target.partial)
+    }
+
+    /// The transfer was interrupted or abandoned: keeps the partial file when it can be resumed,
+    /// otherwise removes it.
+    func discard() {
+        if descriptor >= 0 {
+            close(descriptor)
+            descriptor = -1
+        }
+        if !keepsPartialFile {
+            target.partial.removeAll()
+        }
+    }
+
+    private static func checkSize(of descriptor: Int32, is expected: Int64, path: String) throws {
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else {
+            throw ConnectionError(.fileSystem(underlying: POSIXFileError.current(operation: "inspect", path: path)))
+        }
+        guard Int64(info.st_size) == expected else {
+            throw ConnectionError(
+                .fileSystem(underlying: POSIXFileError(message: "the partial file \(path) changed while resuming")))
+        }
+    }
+
+    /// Feeds the bytes an earlier run saved to the digest, in 1 MiB reads.
+    private func hashExistingBytes(upTo end: Int64) throws {
+        let path = target.partial.temporary.path
+        let reader = open(path, O_RDONLY | O_CLOEXEC)
+        guard reader >= 0 else {
+            throw ConnectionError(.fileSystem(underlying: POSIXFileError.current(operation: "read", path: path)))
+        }
+        defer { close(reader) }
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
+        defer { buffer.deallocate() }
+        var position: Int64 = 0
+        while position < end, let base = buffer.baseAddress {
+            let count = read(reader, base, min(buffer.count, Int(end - position)))
+            if count < 0, errno == EINTR { continue }
+            guard count > 0 else {
+                throw ConnectionError(.fileSystem(underlying: POSIXFileError.current(operation: "read", path: path)))
+            }
+            hasher?.update(UnsafeRawBufferPointer(start: base, count: count))
+            position += Int64(count)
+        }
+    }
+}

@@ -1,0 +1,192 @@
+import ConnectionKit
+import ConnectionKitTesting
+import Foundation
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// Uploads the form given at init.
+private final class UploadFile: ConnectionRequest<Data>, @unchecked Sendable {
+    // Safe: immutable after init.
+    let target: URL
+    let form: MultipartForm
+
+    init(_ target: URL, form: MultipartForm) {
+        self.target = target
+        self.form = form
+        super.init()
+        callbackQueue = DispatchQueue(label: "MultipartUploadTests")
+    }
+
+    override var url: URL? { target }
+    override var httpMethod: HTTPMethod { .post }
+    override var requestBody: RequestBody? { .multipart(form) }
+    override var timeoutInterval: TimeInterval { 120 }
+}
+
+/// The largest upload progress seen, and the highest resident memory sampled while uploading.
+private final class UploadWatch: @unchecked Sendable {
+    // Safe: every property is only touched under `lock`.
+    private let lock = NSLock()
+    private var completed: Int64 = 0
+    private var expected: Int64?
+    private var peakResident: Int64 = 0
+
+    func record(_ progress: TransferProgress) {
+        let resident = ProcessMemory.kibibytes("VmRSS") ?? 0
+        lock.lock()
+        defer { lock.unlock() }
+        guard progress.direction == .upload else { return }
+        completed = max(completed, progress.completedBytes)
+        expected = progress.expectedBytes ?? expected
+        peakResident = max(peakResident, resident)
+    }
+
+    var snapshot: (completed: Int64, expected: Int64?, peakResident: Int64) {
+        lock.lock()
+        defer { lock.unlock() }
+        return (completed, expected, peakResident)
+    }
+}
+
+/// Reads this process's memory figures from /proc/self/status (Linux).
+private enum ProcessMemory {
+    /// The value of `field` (e.g. `VmRSS`, `VmHWM`) in KiB, or `nil` where /proc is missing.
+    static func kibibytes(_ field: String) -> Int64? {
+        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return nil }
+        for line in status.split(separator: "\n") where line.hasPrefix(field + ":") {
+            return Int64(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
+        }
+        return nil
+    }
+}
+
+@Suite("Multipart upload from disk", .serialized)
+struct MultipartUploadTests {
+    static let fileSize = 200 * 1024 * 1024
+    static let seed: UInt8 = 7
+    static let chunk = 1024 * 1024
+
+    /// Writes the test file in 1 MiB pieces of generated content.
+    private func makeLargeFile(at url: URL) throws {
+        guard FileManager.default.createFile(atPath: url.path, contents: nil) else {
+            throw CocoaError(.fileWriteUnknown)
+        }
+        let handle = try FileHandle(forWritingTo: url)
+        defer { try? handle.close() }
+        var offset = 0
+        while offset < Self.fileSize {
+            try handle.write(
+                contentsOf: TestBody.generatedBytes(offset: Int64(offset), count: Self.chunk, seed: Self.seed))
+            offset += Self.chunk
+        }
+    }
+
+    private func leftoverBodyFiles() -> [String] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: NSTemporaryDirectory())) ?? []
+        return names.filter { $0.hasPrefix("ConnectionKit-multipart-") }
+    }
+
+    @Test(.timeLimit(.minutes(5)))
+    func a200MiBFileIsStreamedWithBoundedMemoryAndFullProgress() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("MultipartUploadTests-\(UUID())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("big.bin")
+        try makeLargeFile(at: file)
+
+        let server = try TestServer.started()
+        defer { server.stop() }
+        server.digestBodies(of: "/upload")
+        server.route("POST", "/upload") { _ in .text("stored") }
+
+        var form = MultipartForm(boundary: "big-boundary")
+        form.addField(name: "title", value: "big")
+        form.addFile(name: "file", fileURL: file)
+        let opening =
+            "--big-boundary\r\nContent-Disposition: form-data; name=\"title\"\r\n\r\nbig\r\n"
+            + "--big-boundary\r\nContent-Disposition: form-data; name=\"file\"; filename=\"big.bin\"\r\n"
+            + "Content-Type: application/octet-stream\r\n\r\n"
+        let closing = "\r\n--big-boundary--\r\n"
+        let bodyLength = Int64(opening.utf8.count + Self.fileSize + closing.utf8.count)
+
+        let watch = UploadWatch()
+        let request = UploadFile(server.url("/upload"), form: form)
+        request.progressHandler = { watch.record($0) }
+        let baseline = try #require(ProcessMemory.kibibytes("VmRSS"))
+        let answer = try await request.value()
+        let after = ProcessMemory.kibibytes("VmRSS") ?? 0
+
+        #expect(String(decoding: answer, as: UTF8.self) == "stored")
+        let seen = watch.snapshot
+        #expect(seen.completed == bodyLength)
+        #expect(seen.expected == bodyLength)
+        let growthMiB = Double(max(seen.peakResident, after) - baseline) / 1024
+        print("MultipartUploadTests: body \(bodyLength) bytes, VmRSS baseline \(baseline) KiB, growth \(growthMiB) MiB")
+        #expect(growthMiB < 64, "resident memory grew by \(growthMiB) MiB during a 200 MiB upload")
+
+        let received = try #require(server.receivedRequests("/upload").first)
+        #expect(received.header("Content-Type") == "multipart/form-data; boundary=big-boundary")
+        #expect(received.body.isEmpty)
+        let digest = try #require(received.bodyDigest)
+        #expect(digest.byteCount == bodyLength)
+        var expected = TestBodyDigest()
+        expected.update(Data(opening.utf8))
+        var offset = 0
+        while offset < Self.fileSize {
+            expected.update(TestBody.generatedBytes(offset: Int64(offset), count: Self.chunk, seed: Self.seed))
+            offset += Self.chunk
+        }
+        expected.update(Data(closing.utf8))
+        #expect(digest.checksum == expected.checksum)
+        #expect(digest.head.prefix(opening.utf8.count) == Data(opening.utf8))
+        #expect(digest.tail.suffix(closing.utf8.count) == Data(closing.utf8))
+        // The assembled body file is gone once the run ended.
+        #expect(leftoverBodyFiles().isEmpty)
+    }
+
+    @Test func theAssembledBodyIsDeletedWhenTheRunFails() async throws {
+        let server = try TestServer.started()
+        defer { server.stop() }
+        server.route("POST", "/upload") { _ in .status(500, body: "no") }
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("MultipartUploadTests-\(UUID()).bin")
+        try Data(repeating: 1, count: 5 * 1024 * 1024).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        var form = MultipartForm()
+        form.addFile(name: "f", fileURL: file)
+        let request = UploadFile(server.url("/upload"), form: form)
+        let error = try await #require(throws: ConnectionError.self) { try await request.value() }
+        #expect(error.statusCode == 500)
+        #expect((server.receivedRequests("/upload").first?.body.count ?? 0) > 5 * 1024 * 1024)
+        #expect(leftoverBodyFiles().isEmpty)
+    }
+
+    @Test func a307RedirectSendsTheFileBodyAgainAnd303DropsIt() async throws {
+        let server = try TestServer.started()
+        defer { server.stop() }
+        server.route("POST", "/old") { _ in .redirect(to: "/new", status: 307) }
+        server.route("POST", "/new") { _ in .text("kept") }
+        server.route("POST", "/see-other") { _ in .redirect(to: "/landing", status: 303) }
+        server.route("GET", "/landing") { _ in .text("landed") }
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("MultipartUploadTests-\(UUID()).bin")
+        try TestBody.generatedBytes(length: 5 * 1024 * 1024, seed: 3).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        var form = MultipartForm(boundary: "redirected")
+        form.addFile(name: "f", fileURL: file)
+
+        let kept = try await UploadFile(server.url("/old"), form: form).value()
+        #expect(String(decoding: kept, as: UTF8.self) == "kept")
+        let first = try #require(server.receivedRequests("/old").first)
+        let second = try #require(server.receivedRequests("/new").first)
+        #expect(first.body.count > 5 * 1024 * 1024)
+        #expect(second.body == first.body)
+        #expect(second.header("Content-Type") == "multipart/form-data; boundary=redirected")
+
+        let landed = try await UploadFile(server.url("/see-other"), form: form).value()
+        #expect(String(decoding: landed, as: UTF8.self) == "landed")
+        #expect(server.receivedRequests("/landing").first?.body.isEmpty == true)
+        #expect(leftoverBodyFiles().isEmpty)
+    }
+}

@@ -1,0 +1,95 @@
+import ConnectionKit
+import ConnectionKitTesting
+import Foundation
+import Testing
+
+@Suite("Save to file: cancel and interruptions", .timeLimit(.minutes(1)))
+struct InterruptedSaveTests {
+    let queue = DispatchQueue(label: "InterruptedSaveTests.callbacks")
+
+    @Test("a cancel midway leaves nothing at the destination and no temporary file")
+    func cancelMidway() async throws {
+        let server = try TestServer.started()
+        defer { server.stop() }
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let body = TestBody.generatedBytes(length: 4 * 1_024 * 1_024, seed: 5)
+        server.route("GET", "/slow") { _ in
+            TestResponse(body: .drip(body, chunkSize: 64 * 1_024, interval: 0.05))
+        }
+        let download = DownloadRequest(from: server.url("/slow"), to: scratch.file("slow.bin"))
+        download.callbackQueue = queue
+        let progress = progressStream(of: download)
+        let ending = started(download)
+        for await report in progress where report.completedBytes > 0 {
+            break
+        }
+        #expect(scratch.contents().count == 1, "the partial file exists while the body arrives")
+        download.cancel()
+        let error = connectionError(await ending.value)
+
+        #expect(error?.isCancelled == true)
+        #expect(scratch.contents().isEmpty)
+    }
+
+    @Test("a server that closes midway leaves nothing at the destination and no temporary file")
+    func serverClosesMidway() async throws {
+        let server = try TestServer.started()
+        defer { server.stop() }
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        server.route("GET", "/cut") { _ in
+            TestResponse(body: .generated(length: 2_000_000, seed: 9), fault: .closeAfterBodyBytes(700_000))
+        }
+        let download = DownloadRequest(from: server.url("/cut"), to: scratch.file("cut.bin"))
+        download.callbackQueue = queue
+        let error = connectionError(await outcome(download))
+
+        if case .transport = error?.kind {
+        } else {
+            Issue.record("expected a transport error, got \(String(describing: error))")
+        }
+        #expect(scratch.contents().isEmpty)
+    }
+
+    @Test("a resumable download keeps its partial file and validator after a cancel, and nothing else")
+    func resumableCancelKeepsPartial() async throws {
+        let server = try TestServer.started()
+        defer { server.stop() }
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let body = TestBody.generatedBytes(length: 4 * 1_024 * 1_024, seed: 6)
+        server.route("GET", "/slow") { _ in
+            TestResponse(
+                headers: [TestHeader("ETag", "\"s1\"")], body: .drip(body, chunkSize: 64 * 1_024, interval: 0.05))
+        }
+        let download = ResumableDownload(from: server.url("/slow"), to: scratch.file("slow.bin"))
+        download.callbackQueue = queue
+        let progress = progressStream(of: download)
+        let ending = started(download)
+        for await report in progress where report.completedBytes > 0 {
+            break
+        }
+        download.cancel()
+        #expect(connectionError(await ending.value)?.isCancelled == true)
+
+        #expect(scratch.contents() == [".slow.bin.ckpart", ".slow.bin.ckpart-validator"])
+        let validator = try String(contentsOf: scratch.file(".slow.bin.ckpart-validator"), encoding: .utf8)
+        #expect(validator == "\"s1\"")
+    }
+
+    @Test("a resumable download whose response has no validator keeps nothing")
+    func noValidatorKeepsNothing() async throws {
+        let server = try TestServer.started()
+        defer { server.stop() }
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        server.route("GET", "/cut") { _ in
+            TestResponse(body: .generated(length: 2_000_000, seed: 9), fault: .closeAfterBodyBytes(700_000))
+        }
+        let download = ResumableDownload(from: server.url("/cut"), to: scratch.file("cut.bin"))
+        download.callbackQueue = queue
+        #expect(connectionError(await outcome(download)) != nil)
+        #expect(scratch.contents().isEmpty)
+    }
+}

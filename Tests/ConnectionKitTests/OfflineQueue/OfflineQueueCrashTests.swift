@@ -1,0 +1,214 @@
+import ConnectionKit
+import ConnectionKitTesting
+import Foundation
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// The crash helper's `CrashWrite`, as this process defines it: registered under the stored name.
+final class DrainWrite: ConnectionRequest<Data>, @unchecked Sendable {
+    // Safe: no stored state.
+    override var requestHeaderFields: [String: String] { ["Cookie": "session=crash-cookie"] }
+    override var authorization: Authorization? { .bearer("crash-secret-token") }
+}
+
+@Suite("OfflineQueue crash safety")
+struct OfflineQueueCrashTests {
+    static let writes = 1000
+
+    /// Where `swift build` / `swift test` put the helper: beside the test bundle.
+    static func helperURL() -> URL? {
+        let candidates = [
+            URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath(),
+            URL(fileURLWithPath: CommandLine.arguments.first ?? "").resolvingSymlinksInPath(),
+            Bundle.main.executableURL?.resolvingSymlinksInPath(),
+        ].compactMap { $0 }
+        for candidate in candidates {
+            var folder = candidate.deletingLastPathComponent()
+            // Inside an `.xctest` bundle on Apple platforms the executable is nested deeper.
+            for _ in 0..<4 {
+                let helper = folder.appendingPathComponent("OfflineQueueCrashHelper")
+                if FileManager.default.isExecutableFile(atPath: helper.path) { return helper }
+                folder = folder.deletingLastPathComponent()
+            }
+        }
+        return nil
+    }
+
+    /// Runs the helper; with `killAfterLines`, kills it with SIGKILL once it printed that many lines (at once
+    /// for 0), otherwise lets it finish. Returns everything it printed.
+    static func runHelper(_ helper: URL, _ arguments: [String], killAfterLines: Int?) throws -> Data {
+        let process = Process()
+        process.executableURL = helper
+        process.arguments = arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let reader = pipe.fileHandleForReading
+        var output = Data()
+        if let killAfterLines {
+            while output.reduce(0, { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) }) < killAfterLines {
+                let chunk = reader.availableData
+                if chunk.isEmpty { break }
+                output.append(chunk)
+            }
+            kill(process.processIdentifier, SIGKILL)
+        }
+        try? pipe.fileHandleForWriting.close()
+        output.append(reader.readDataToEndOfFile())
+        process.waitUntilExit()
+        if killAfterLines != nil {
+            #expect(process.terminationReason == .uncaughtSignal || output.suffix(5) == Data("DONE\n".utf8))
+        } else {
+            #expect(process.terminationStatus == 0)
+        }
+        return output
+    }
+
+    /// The `<index> <key>` lines of the enqueueing helper, by key. Only complete lines count: a line cut by the
+    /// kill was never acknowledged to anyone.
+    static func acknowledgements(in output: Data) -> [String: Int] {
+        var acknowledged: [String: Int] = [:]
+        var lines = String(decoding: output, as: UTF8.self).components(separatedBy: "\n")
+        lines.removeLast()
+        for line in lines where line != "DONE" {
+            let parts = line.split(separator: " ")
+            guard parts.count == 2, let index = Int(parts[0]) else {
+                Issue.record("unexpected helper output line: \(line)")
+                continue
+            }
+            acknowledged[String(parts[1])] = index
+        }
+        return acknowledged
+    }
+
+    @Test(
+        "a process killed with SIGKILL while delivering loses nothing; the next one delivers the rest with the same keys",
+        arguments: 0..<2)
+    func killWhileDeliveringThenFinish(round: Int) throws {
+        let helper = try #require(Self.helperURL(), "OfflineQueueCrashHelper was not built beside the tests")
+        let writes = 300
+        let reservation = try PortReservation()
+        let directory = OfflineFixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let acknowledged = Self.acknowledgements(
+            in: try Self.runHelper(
+                helper, ["enqueue", directory.path, reservation.baseURL.absoluteString, String(writes)],
+                killAfterLines: nil))
+        #expect(acknowledged.count == writes)
+
+        let server = TestServer()
+        defer { server.stop() }
+        server.route("POST", "/writes") { _ in .text("ok") }
+        try reservation.startServer(server)
+        // A child drains, and is killed after `killAfter` deliveries (mid-attempt, mid-delete: wherever it is).
+        let killAfter = round == 0 ? Int.random(in: 1..<20) : Int.random(in: 20..<(writes - 20))
+        let drained = try Self.runHelper(helper, ["drain", directory.path], killAfterLines: killAfter)
+        let deliveredByChild = String(decoding: drained, as: UTF8.self).components(separatedBy: "\n")
+            .filter { $0.hasPrefix("DELIVERED ") }.count
+        #expect(deliveredByChild >= killAfter)
+
+        let queue = try OfflineQueue(directory: directory, configuration: OfflineFixtures.configuration())
+        defer { queue.close() }
+        let delivered = Collector<QueuedOperation>()
+        queue.deliveredHandler = { operation, _ in delivered.append(operation) }
+        let remaining = queue.pending.count
+        #expect(remaining <= writes - deliveredByChild)
+        queue.register(typeName: "CrashWrite") { DrainWrite() }
+        delivered.wait(for: remaining, timeout: 180)
+
+        let received = server.receivedRequests("/writes")
+        let keys = received.map { $0.header("Idempotency-Key") ?? "(none)" }
+        #expect(Set(keys) == Set(acknowledged.keys))
+        for request in received {
+            let index = acknowledged[request.header("Idempotency-Key") ?? ""]
+            #expect(request.bodyString == index.map { "write-\($0)" })
+        }
+        // At least once: a write in flight at the kill may arrive twice, never more than that one.
+        #expect(keys.count - Set(keys).count <= 1)
+        #expect(queue.pending.isEmpty)
+        #expect(queue.deadLetters.isEmpty)
+    }
+
+    @Test(
+        "a process killed with SIGKILL while enqueueing loses no acknowledged write; the next one delivers each",
+        arguments: 0..<4)
+    func killWhileEnqueueingThenDrain(round: Int) throws {
+        let helper = try #require(Self.helperURL(), "OfflineQueueCrashHelper was not built beside the tests")
+        let killPoints = [0, Int.random(in: 1..<100), Int.random(in: 100..<600), Int.random(in: 600..<Self.writes)]
+        let killAfter = killPoints[round]
+        let reservation = try PortReservation()
+        let directory = OfflineFixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+
+        // 1. The child enqueues against the down server and is killed after `killAfter` acknowledgements.
+        let output = try Self.runHelper(
+            helper, ["enqueue", directory.path, reservation.baseURL.absoluteString, String(Self.writes)],
+            killAfterLines: killAfter)
+
+        let acknowledged = Self.acknowledgements(in: output)
+        #expect(acknowledged.count >= min(killAfter, Self.writes))
+        #expect(Set(acknowledged.values) == Set(0..<acknowledged.count))
+
+        // 2. Nothing secret reached the disk, and every file is private.
+        for file in OfflineFixtures.files(in: directory) {
+            let bytes = try Data(contentsOf: file)
+            #expect(bytes.range(of: Data("crash-secret-token".utf8)) == nil, "secret in \(file.path)")
+            #expect(bytes.range(of: Data("crash-cookie".utf8)) == nil, "cookie in \(file.path)")
+            let mode = try FileManager.default.attributesOfItem(atPath: file.path)[.posixPermissions] as? Int
+            #expect(mode == 0o600, "\(file.path) has mode \(String(mode ?? 0, radix: 8))")
+        }
+
+        // 3. This process opens the same directory and drains it to the server, now up on the same port.
+        let server = TestServer()
+        defer { server.stop() }
+        server.route("POST", "/writes") { _ in .text("ok") }
+        try reservation.startServer(server)
+        let log = Collector<String>()
+        let queue = try OfflineQueue(directory: directory, configuration: OfflineFixtures.configuration(log: log))
+        defer { queue.close() }
+        let delivered = Collector<QueuedOperation>()
+        queue.deliveredHandler = { operation, _ in delivered.append(operation) }
+        // Nothing is sent before the class is registered, so every delivery is seen by the handler.
+        let stored = queue.pending
+        #expect(stored.count >= acknowledged.count)
+        #expect(stored.count <= acknowledged.count + 1)
+        queue.register(typeName: "CrashWrite") { DrainWrite() }
+        delivered.wait(for: stored.count, timeout: 180)
+
+        // 4. Every acknowledged write arrived with its key; the server saw no key it was not given.
+        let received = server.receivedRequests("/writes")
+        var firstArrivals: [Int] = []
+        var seenKeys = Set<String>()
+        var unacknowledgedKeys = Set<String>()
+        for request in received {
+            let key = request.header("Idempotency-Key") ?? "(none)"
+            let body = request.bodyString ?? ""
+            #expect(request.header("Authorization") == "Bearer crash-secret-token")
+            #expect(request.header("Cookie") == "session=crash-cookie")
+            if let index = acknowledged[key] {
+                #expect(body == "write-\(index)")
+            } else {
+                // Only the write being enqueued at the kill may be on disk without an acknowledgement.
+                #expect(body == "write-\(acknowledged.count)", "key \(key) was never given (body \(body))")
+                unacknowledgedKeys.insert(key)
+            }
+            if seenKeys.insert(key).inserted, let index = Int(body.dropFirst("write-".count)) {
+                firstArrivals.append(index)
+            }
+        }
+        #expect(Set(acknowledged.keys).isSubset(of: seenKeys))
+        #expect(unacknowledgedKeys.count <= 1)
+        #expect(firstArrivals == firstArrivals.sorted(), "delivered out of order")
+        #expect(queue.pending.isEmpty)
+        #expect(queue.deadLetters.isEmpty)
+        #expect(!log.all.contains { $0.contains("corrupt") }, "\(log.all)")
+    }
+}

@@ -1,0 +1,110 @@
+import ConnectionKit
+import ConnectionKitTesting
+import Foundation
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// A write as an app defines it: POST `<base>/notes` with a text body and bearer credentials.
+final class PostNote: ConnectionRequest<Data>, @unchecked Sendable {
+    // Safe: immutable stored properties only.
+    let base: URL
+    let text: String
+    let endpoint: String
+
+    init(base: URL, text: String, path: String = "notes") {
+        self.base = base
+        self.text = text
+        self.endpoint = path
+        super.init()
+    }
+
+    /// The template the queue uses to send stored notes.
+    convenience override init() {
+        self.init(base: URL(fileURLWithPath: "/"), text: "")
+    }
+
+    override var url: URL? { base.appendingPathComponent(endpoint) }
+    override var httpMethod: HTTPMethod { .post }
+    override var bodyData: Data? { Data(text.utf8) }
+    override var requestHeaderFields: [String: String] { ["Content-Type": "text/plain"] }
+    override var authorization: Authorization? { .bearer("note-token") }
+    override var timeoutInterval: TimeInterval { 5 }
+}
+
+/// Collects values from any thread and lets a test wait until there are enough.
+final class Collector<Value: Sendable>: Sendable {
+    private let values = Mutex<[Value]>([])
+    private let arrived = DispatchSemaphore(value: 0)
+
+    func append(_ value: Value) {
+        values.withLock { $0.append(value) }
+        arrived.signal()
+    }
+
+    var all: [Value] { values.withLock { $0 } }
+
+    /// Waits until `count` values arrived; records an issue and returns `false` after `timeout` seconds.
+    @discardableResult
+    func wait(
+        for count: Int, timeout: TimeInterval = 30, sourceLocation: SourceLocation = #_sourceLocation
+    ) -> Bool {
+        let deadline = DispatchTime.now() + timeout
+        while all.count < count {
+            if arrived.wait(timeout: deadline) == .timedOut {
+                Issue.record(
+                    "waited \(timeout) s for \(count) values, got \(all.count)", sourceLocation: sourceLocation)
+                return false
+            }
+        }
+        return true
+    }
+}
+
+/// A minimal lock box for test bookkeeping.
+final class Mutex<Value>: @unchecked Sendable {
+    // Safe: `value` is only touched while `lock` is held.
+    private var value: Value
+    private let lock = NSLock()
+
+    init(_ value: Value) {
+        self.value = value
+    }
+
+    func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(&value)
+    }
+}
+
+enum OfflineFixtures {
+    /// A fresh empty folder under the temporary directory.
+    static func temporaryDirectory() -> URL {
+        URL(fileURLWithPath: NSTemporaryDirectory(), isDirectory: true)
+            .appendingPathComponent("OfflineQueueTests-\(UUID().uuidString)", isDirectory: true)
+    }
+
+    /// Small intervals, a private callback queue, and log lines collected.
+    static func configuration(
+        online: TimeInterval = 0.05, offline: TimeInterval = 0.2, log: Collector<String>? = nil
+    ) -> OfflineQueue.Configuration {
+        OfflineQueue.Configuration(
+            onlineRetryInterval: online, offlineRetryInterval: offline,
+            callbackQueue: DispatchQueue(label: "OfflineQueueTests.callbacks"),
+            log: { line in log?.append(line) })
+    }
+
+    /// Every regular file under `directory`, recursively.
+    static func files(in directory: URL) -> [URL] {
+        guard let enumerator = FileManager.default.enumerator(at: directory, includingPropertiesForKeys: nil) else {
+            return []
+        }
+        return enumerator.compactMap { $0 as? URL }.filter {
+            var isFolder: ObjCBool = false
+            return FileManager.default.fileExists(atPath: $0.path, isDirectory: &isFolder) && !isFolder.boolValue
+        }
+    }
+}

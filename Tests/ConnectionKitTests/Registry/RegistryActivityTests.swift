@@ -1,0 +1,107 @@
+import ConnectionKitTesting
+import Foundation
+import Testing
+
+@testable import ConnectionKit
+
+/// Records an activity signal's notifications and lets a test wait for the next ones.
+private final class ActivityRecorder: @unchecked Sendable {
+    // Safe: `values` and `times` are only touched while `lock` is held.
+    private let lock = NSLock()
+    private var values: [Bool] = []
+    private var times: [Date] = []
+    private let arrived = DispatchSemaphore(value: 0)
+
+    func record(_ value: Bool) {
+        lock.withLock {
+            values.append(value)
+            times.append(Date())
+        }
+        arrived.signal()
+    }
+
+    /// Waits for `count` more notifications.
+    func waitFor(_ count: Int, sourceLocation: SourceLocation = #_sourceLocation) -> Bool {
+        for _ in 0..<count {
+            guard arrived.wait(timeout: .now() + 10) == .success else {
+                Issue.record("no activity notification within 10 s", sourceLocation: sourceLocation)
+                return false
+            }
+        }
+        return true
+    }
+
+    var all: [Bool] { lock.withLock { values } }
+    var lastTime: Date? { lock.withLock { times.last } }
+}
+
+@Suite(.exclusive) struct RegistryActivityTests {
+    @Test func onAtOnceOffAfterTheHideDelay() {
+        let activity = NetworkActivity(hideDelay: 0.2)
+        let recorder = ActivityRecorder()
+        let observation = activity.observe(on: DispatchQueue(label: "activity-test")) { recorder.record($0) }
+        defer { observation.cancel() }
+        guard recorder.waitFor(1) else { return }
+        #expect(recorder.all == [false], "the current value first")
+
+        activity.requestCountChanged(by: 1)
+        #expect(activity.isActive, "on at once, synchronously")
+        guard recorder.waitFor(1) else { return }
+        #expect(recorder.all == [false, true])
+
+        let ended = Date()
+        activity.requestCountChanged(by: -1)
+        #expect(activity.isActive, "still on right after the last request ended")
+        #expect(activity.liveRequestCount == 0)
+        guard recorder.waitFor(1) else { return }
+        #expect(recorder.all == [false, true, false])
+        #expect(!activity.isActive)
+        #expect(recorder.lastTime.map { $0.timeIntervalSince(ended) >= 0.19 } == true, "off only after hideDelay")
+    }
+
+    @Test func backToBackRequestsDoNotFlicker() {
+        let activity = NetworkActivity(hideDelay: 0.2)
+        let recorder = ActivityRecorder()
+        let observation = activity.observe(on: DispatchQueue(label: "activity-test")) { recorder.record($0) }
+        defer { observation.cancel() }
+        guard recorder.waitFor(1) else { return }
+        for _ in 0..<20 {
+            activity.requestCountChanged(by: 1)
+            activity.requestCountChanged(by: -1)
+        }
+        activity.requestCountChanged(by: 1)
+        activity.requestCountChanged(by: 1)
+        activity.requestCountChanged(by: -1)
+        let ended = Date()
+        activity.requestCountChanged(by: -1)
+        // A flicker would show as a `false` (and another `true`) before the final `false`.
+        guard recorder.waitFor(2) else { return }
+        #expect(recorder.all == [false, true, false])
+        #expect(recorder.lastTime.map { $0.timeIntervalSince(ended) >= 0.19 } == true)
+    }
+
+    @Test func theSharedSignalIsOnWhileARequestIsLive() throws {
+        let server = try TestServer.started()
+        defer { server.stop() }
+        server.route("/hang") { _ in TestResponse(fault: .neverRespond) }
+        let request = ActivityProbe(server.url("/hang"))
+        let endings = EndingTally()
+        endings.track(request)
+        request.start()
+        #expect(NetworkActivity.shared.isActive)
+        #expect(NetworkActivity.shared.liveRequestCount >= 1)
+        #expect(NetworkActivity.hideDelay == 0.25)
+        request.cancel()
+        _ = endings.wait()
+    }
+
+    @Test func changesStreamStartsWithTheCurrentValue() async {
+        let activity = NetworkActivity(hideDelay: 0.05)
+        var iterator = activity.changes.makeAsyncIterator()
+        #expect(await iterator.next() == false)
+        activity.requestCountChanged(by: 1)
+        #expect(await iterator.next() == true)
+        activity.requestCountChanged(by: -1)
+        #expect(await iterator.next() == false)
+    }
+}

@@ -1,0 +1,87 @@
+import ConnectionKitTesting
+import Foundation
+import Testing
+
+@testable import ConnectionKit
+
+@Suite struct RegistryCURLTests {
+    /// Runs `command` with `/bin/sh -c`, as a user pasting it would; `nil` (and an issue) on timeout.
+    private func runShell(_ command: String) -> (status: Int32, output: Data)? {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", command]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        let ended = DispatchSemaphore(value: 0)
+        process.terminationHandler = { _ in ended.signal() }
+        do {
+            try process.run()
+        } catch {
+            Issue.record("could not run /bin/sh: \(error)")
+            return nil
+        }
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        guard ended.wait(timeout: .now() + 30) == .success else {
+            process.terminate()
+            Issue.record("curl did not finish")
+            return nil
+        }
+        return (process.terminationStatus, data)
+    }
+
+    @Test func theCURLStringRunsWithCurlAndGetsTheSameResponse() async throws {
+        #expect(FileManager.default.isExecutableFile(atPath: "/usr/bin/curl"))
+        let server = try TestServer.started()
+        defer { server.stop() }
+        server.route("/echo") { .echo($0) }
+        let body = Data("{\"note\": \"it's $HOME `uname` \\\"quoted\\\"\",\n \"x\": 1}".utf8)
+        let headers = [
+            "Content-Type": "application/json",
+            "X-Shell": "it's \"quoted\" $PATH `id` ; echo pwned",
+            "X-Empty": "",
+        ]
+        let request = CURLProbe(server.url("/echo?q=a%20b&x=1"), method: .post, headers: headers, body: body)
+        let beforeSending = request.cURLDescription
+        let data = try await request.value()
+        let sent = request.cURLDescription
+        #expect(sent == beforeSending, "the built request and the sent one render the same")
+        #expect(sent.hasPrefix("curl "))
+
+        guard let run = runShell(sent) else { return }
+        #expect(run.status == 0)
+        let viaSession = try JSONDecoder().decode(TestRequest.self, from: data)
+        let viaCurl = try JSONDecoder().decode(TestRequest.self, from: run.output)
+        #expect(viaCurl.method == viaSession.method)
+        #expect(viaCurl.path == viaSession.path)
+        #expect(viaCurl.query == viaSession.query)
+        #expect(viaCurl.body == viaSession.body)
+        #expect(viaCurl.body == body)
+        for name in ["Content-Type", "X-Shell", "X-Empty"] {
+            #expect(viaCurl.header(name) == viaSession.header(name), "\(name)")
+        }
+        #expect(viaCurl.header("X-Shell") == headers["X-Shell"])
+        #expect(server.hits("/echo") == 2)
+    }
+
+    @Test func getAndHeadRunToo() throws {
+        let server = try TestServer.started()
+        defer { server.stop() }
+        server.route("/items") { .text("items for \($0.method)") }
+        let get = CURLProbe(server.url("/items?filter=%5Bnew%5D"))
+        #expect(!get.cURLDescription.contains("--request"))
+        #expect(get.cURLDescription.contains("--globoff") == get.cURLDescription.contains("["))
+        let output = runShell(get.cURLDescription)
+        #expect(output.map { String(decoding: $0.output, as: UTF8.self) } == "items for GET")
+        let head = CURLProbe(server.url("/items"), method: .head)
+        #expect(head.cURLDescription.contains("--head"))
+        #expect(runShell(head.cURLDescription)?.status == 0)
+    }
+
+    @Test func quotingAndUnbuildableRequests() {
+        #expect(CURLCommand.quote("it's") == "'it'\\''s'")
+        #expect(CURLCommand.quote("$HOME") == "'$HOME'")
+        let noURL = CURLProbe(URL(fileURLWithPath: "/tmp/x"))
+        #expect(noURL.cURLDescription.hasPrefix("# CURLProbe is not a valid request"))
+    }
+}
