@@ -9,9 +9,11 @@ enum CPUPerRequest: Benchmark {
         let count = options.quick ? 300 : 2000
         let url = try options.url(ServedFiles.small)
         var system: [Variant: [Double]] = [:]
+        var switches: [Variant: [Double]] = [:]
         let figures = try Driver.alternate(rounds: options.rounds) { variant in
             let timing = try Driver.run(count: count, window: 16, url: url, fetch: variant.fetch)
             system[variant, default: []].append(timing.systemMicrosecondsPerRequest)
+            switches[variant, default: []].append(timing.contextSwitchesPerRequest)
             return timing.cpuMicrosecondsPerRequest
         }
         return [
@@ -21,6 +23,9 @@ enum CPUPerRequest: Benchmark {
             Row(
                 "  of which system (kernel) time", unit: "µs CPU", raw: Array((system[.raw] ?? []).suffix(options.rounds)),
                 connectionKit: Array((system[.connectionKit] ?? []).suffix(options.rounds)), goal: .none),
+            Row(
+                "  context switches per GET", unit: "switches", raw: Array((switches[.raw] ?? []).suffix(options.rounds)),
+                connectionKit: Array((switches[.connectionKit] ?? []).suffix(options.rounds)), goal: .none),
         ]
     }
 }

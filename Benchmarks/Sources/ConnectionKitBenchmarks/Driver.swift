@@ -19,6 +19,18 @@ enum Driver {
         return times.user + times.system
     }
 
+    /// Voluntary plus involuntary context switches of this process so far (every thread): each queue
+    /// hop that wakes a sleeping thread costs at least one.
+    static func contextSwitches() -> Int {
+        var usage = rusage()
+        #if canImport(Glibc)
+            getrusage(RUSAGE_SELF.rawValue, &usage)
+        #else
+            getrusage(RUSAGE_SELF, &usage)
+        #endif
+        return usage.ru_nvcsw + usage.ru_nivcsw
+    }
+
     /// User and system CPU seconds this process has used so far (every thread).
     static func cpuTimes() -> (user: Double, system: Double) {
         var usage = rusage()
@@ -50,10 +62,12 @@ enum Driver {
         let cpuSeconds: Double
         /// The kernel's part of `cpuSeconds` (thread wake-ups, sockets, files).
         let systemSeconds: Double
+        let contextSwitches: Int
         let count: Int
         var requestsPerSecond: Double { Double(count) / wallSeconds }
         var cpuMicrosecondsPerRequest: Double { cpuSeconds / Double(count) * 1e6 }
         var systemMicrosecondsPerRequest: Double { systemSeconds / Double(count) * 1e6 }
+        var contextSwitchesPerRequest: Double { Double(contextSwitches) / Double(count) }
     }
 
     /// Fetches `url` `count` times with at most `window` requests in flight: each completion starts the
@@ -96,6 +110,7 @@ enum Driver {
 
         let wallStart = now()
         let cpuStart = cpuTimes()
+        let switchesStart = contextSwitches()
         for _ in 0..<min(window, count) { launcher.launch() }
         guard allDone.wait(timeout: .now() + timeout) == .success else {
             throw BenchmarkError("\(count) requests to \(url.path) did not finish within \(Int(timeout)) s")
@@ -104,7 +119,8 @@ enum Driver {
         let timing = Timing(
             wallSeconds: now() - wallStart,
             cpuSeconds: (cpuEnd.user + cpuEnd.system) - (cpuStart.user + cpuStart.system),
-            systemSeconds: cpuEnd.system - cpuStart.system, count: count)
+            systemSeconds: cpuEnd.system - cpuStart.system, contextSwitches: contextSwitches() - switchesStart,
+            count: count)
         if let failure = progress.withLock({ $0.failure }) {
             throw BenchmarkError("a request to \(url.path) failed: \(failure)")
         }
