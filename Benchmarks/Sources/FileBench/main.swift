@@ -139,7 +139,7 @@ final class StreamingWriter: NSObject, URLSessionDataDelegate, @unchecked Sendab
 }
 
 func saveWithDataDelegate(_ url: URL, to destination: URL) throws -> Double {
-    FileManager.default.createFile(atPath: destination.path, contents: nil)
+    _ = FileManager.default.createFile(atPath: destination.path, contents: nil)
     let writer = StreamingWriter(handle: try FileHandle(forWritingTo: destination))
     let queue = OperationQueue()
     queue.maxConcurrentOperationCount = 1
