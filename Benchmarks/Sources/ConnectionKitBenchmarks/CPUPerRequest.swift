@@ -21,10 +21,12 @@ enum CPUPerRequest: Benchmark {
                 "CPU per 1 KiB GET, 16 in flight", unit: "µs CPU", raw: figures.raw,
                 connectionKit: figures.connectionKit, goal: .ratioAtMost(1.10)),
             Row(
-                "  of which system (kernel) time", unit: "µs CPU", raw: Array((system[.raw] ?? []).suffix(options.rounds)),
+                "  of which system (kernel) time", unit: "µs CPU",
+                raw: Array((system[.raw] ?? []).suffix(options.rounds)),
                 connectionKit: Array((system[.connectionKit] ?? []).suffix(options.rounds)), goal: .none),
             Row(
-                "  context switches per GET", unit: "switches", raw: Array((switches[.raw] ?? []).suffix(options.rounds)),
+                "  context switches per GET", unit: "switches",
+                raw: Array((switches[.raw] ?? []).suffix(options.rounds)),
                 connectionKit: Array((switches[.connectionKit] ?? []).suffix(options.rounds)), goal: .none),
         ]
     }

@@ -64,7 +64,8 @@ enum FileDownload: Benchmark {
         guard process.terminationStatus == 0,
             let line = text.split(separator: "\n").last(where: { $0.hasPrefix("RESULT ") })
         else {
-            throw BenchmarkError("child-download \(variant.rawValue) failed (status \(process.terminationStatus)): \(text)")
+            throw BenchmarkError(
+                "child-download \(variant.rawValue) failed (status \(process.terminationStatus)): \(text)")
         }
         let fields = line.split(separator: " ").dropFirst().compactMap { Double($0) }
         guard fields.count == 3 else { throw BenchmarkError("bad child output: \(line)") }

@@ -31,7 +31,9 @@ enum JSONDecoding: Benchmark {
             }
             do {
                 let items = try JSONDecoder().decode([ServedFiles.Item].self, from: data)
-                done(items.count == ServedFiles.jsonItemCount ? .success(items.count) : .failure(BenchmarkError("short")))
+                done(
+                    items.count == ServedFiles.jsonItemCount ? .success(items.count) : .failure(BenchmarkError("short"))
+                )
             } catch {
                 done(.failure(error))
             }

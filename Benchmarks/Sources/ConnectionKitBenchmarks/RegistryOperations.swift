@@ -43,7 +43,8 @@ enum RegistryOperations: Benchmark {
                 response.fault = .neverRespond
                 return response
             }
-            let timing = try variant == .raw ? measureRaw(count, server.url("/hold")) : measureKit(count, server.url("/hold"))
+            let timing =
+                try variant == .raw ? measureRaw(count, server.url("/hold")) : measureKit(count, server.url("/hold"))
             timings[variant, default: []].append(timing)
             // URLSession tears the cancelled tasks down in the background; the next variant must not pay for it.
             Driver.quiesce()
@@ -55,10 +56,18 @@ enum RegistryOperations: Benchmark {
         return [
             // Starting is dominated by libcurl juggling thousands of pending handles (it swings several-fold
             // from run to run, in either variant): shown, but not held to a goal.
-            Row("start \(label) held requests", unit: "ms", raw: raw.map(\.start), connectionKit: kit.map(\.start), goal: .none),
-            Row("snapshot of \(label) live requests", unit: "ms", raw: raw.map(\.snapshot), connectionKit: kit.map(\.snapshot), goal: .ratioAtMost(1.05)),
-            Row("cancel \(label) by class: call returns", unit: "ms", raw: raw.map(\.cancelReturned), connectionKit: kit.map(\.cancelReturned), goal: .ratioAtMost(1.05)),
-            Row("cancel \(label) by class: all ended", unit: "ms", raw: raw.map(\.cancelEnded), connectionKit: kit.map(\.cancelEnded), goal: .ratioAtMost(1.05)),
+            Row(
+                "start \(label) held requests", unit: "ms", raw: raw.map(\.start), connectionKit: kit.map(\.start),
+                goal: .none),
+            Row(
+                "snapshot of \(label) live requests", unit: "ms", raw: raw.map(\.snapshot),
+                connectionKit: kit.map(\.snapshot), goal: .ratioAtMost(1.05)),
+            Row(
+                "cancel \(label) by class: call returns", unit: "ms", raw: raw.map(\.cancelReturned),
+                connectionKit: kit.map(\.cancelReturned), goal: .ratioAtMost(1.05)),
+            Row(
+                "cancel \(label) by class: all ended", unit: "ms", raw: raw.map(\.cancelEnded),
+                connectionKit: kit.map(\.cancelEnded), goal: .ratioAtMost(1.05)),
         ]
     }
 

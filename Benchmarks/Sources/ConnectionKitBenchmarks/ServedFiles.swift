@@ -24,7 +24,8 @@ enum ServedFiles {
         let fileManager = FileManager.default
         try fileManager.createDirectory(at: options.wwwDirectory, withIntermediateDirectories: true)
         try fileManager.createDirectory(at: options.downloadsDirectory, withIntermediateDirectories: true)
-        try Data(repeating: UInt8(ascii: "x"), count: 1024).write(to: options.wwwDirectory.appendingPathComponent("1k.bin"))
+        try Data(repeating: UInt8(ascii: "x"), count: 1024).write(
+            to: options.wwwDirectory.appendingPathComponent("1k.bin"))
 
         let items = (0..<jsonItemCount).map { index in
             Item(

@@ -24,10 +24,12 @@ enum Table {
             }
             return "| " + cells.joined(separator: " | ") + " |"
         }
-        let rule = "|" + widths.enumerated().map { index, width in
-            index < 2 || index == 5
-                ? ":" + String(repeating: "-", count: width + 1) : String(repeating: "-", count: width + 1) + ":"
-        }.joined(separator: "|") + "|"
+        let rule =
+            "|"
+            + widths.enumerated().map { index, width in
+                index < 2 || index == 5
+                    ? ":" + String(repeating: "-", count: width + 1) : String(repeating: "-", count: width + 1) + ":"
+            }.joined(separator: "|") + "|"
         let body = lines.dropFirst().map(render)
         return ([render(header), rule] + body).joined(separator: "\n")
             + "\n\nMedians over alternating rounds (raw, ConnectionKit, raw, ConnectionKit…): \(rounds) for small requests "
