@@ -38,7 +38,8 @@ fileprivate final class PlaceOrder: JSONConnectionRequest<JSON>, @unchecked Send
 }
 
 // MARK: - docs/retries-and-deadlines.md block 3
-fileprivate func patientPolicy() -> RetryPolicy {
+/// A policy for an API that is slow to recover.
+fileprivate let patientPolicy: RetryPolicy = {
     var patient = RetryPolicy.default
     patient.maximumAttempts = 5            // attempts in all, the first included (default 3)
     patient.initialBackoff = 0.2           // wait before the first retry, seconds (default 0.5)
@@ -51,7 +52,7 @@ fileprivate func patientPolicy() -> RetryPolicy {
     patient.maximumRetryAfter = 120        // longest Retry-After honoured, seconds (default 60)
     patient.deadline = 30                  // all attempts and waits together, seconds (default nil)
     return patient
-}
+}()
 
 // MARK: - docs/retries-and-deadlines.md block 4
 fileprivate final class SlowReport: BasicConnectionRequest, @unchecked Sendable {
