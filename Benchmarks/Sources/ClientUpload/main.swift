@@ -125,6 +125,7 @@ print(
     String(
         format: "ClientUpload: %d MiB file (%@), body %lld bytes, %.2f s in all, %.2f s until the first progress "
             + "(assembling the body file), upload %.0f MB/s, VmRSS baseline %lld KiB, peak growth %.1f MiB",
-        mebibytes, inMemory == nil ? "multipart from disk" : "in memory", bytes, seconds, assembling, Double(bytes) / (seconds - assembling) / 1e6, baseline,
+        mebibytes, inMemory == nil ? "multipart from disk" : "in memory", bytes, seconds, assembling,
+        Double(bytes) / (seconds - assembling) / 1e6, baseline,
         Double(memory.value - baseline) / 1024))
 server.stop()

@@ -64,7 +64,8 @@ func now() -> Double { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }
 func median(_ values: [Double]) -> Double {
     let sorted = values.sorted()
     guard !sorted.isEmpty else { return .nan }
-    return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
+    return sorted.count % 2 == 1
+        ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
 }
 
 func percentile(_ values: [Double], _ p: Double) -> Double {
@@ -139,7 +140,7 @@ final class StreamingWriter: NSObject, URLSessionDataDelegate, @unchecked Sendab
 }
 
 func saveWithDataDelegate(_ url: URL, to destination: URL) throws -> Double {
-    FileManager.default.createFile(atPath: destination.path, contents: nil)
+    _ = FileManager.default.createFile(atPath: destination.path, contents: nil)
     let writer = StreamingWriter(handle: try FileHandle(forWritingTo: destination))
     let queue = OperationQueue()
     queue.maxConcurrentOperationCount = 1
@@ -166,7 +167,8 @@ if let child = options.child {
         } else {
             seconds = try await saveWithConnectionKit(child.url, to: child.destination)
         }
-        let size = (try FileManager.default.attributesOfItem(atPath: child.destination.path)[.size] as? NSNumber)?
+        let size =
+            (try FileManager.default.attributesOfItem(atPath: child.destination.path)[.size] as? NSNumber)?
             .int64Value ?? 0
         try? FileManager.default.removeItem(at: child.destination)
         print("RESULT \(seconds) \(size) \(peakResidentMiB())")
@@ -195,13 +197,17 @@ let smallURL = baseURL.appendingPathComponent("small")
 let work = FileManager.default.temporaryDirectory.appendingPathComponent("filebench-\(UUID().uuidString.prefix(8))")
 try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
 defer { try? FileManager.default.removeItem(at: work) }
-print("FileBench: \(options.mebibytes) MiB from \(bigURL.absoluteString), \(options.rounds) rounds, work folder \(work.path)")
+print(
+    "FileBench: \(options.mebibytes) MiB from \(bigURL.absoluteString), \(options.rounds) rounds, work folder \(work.path)"
+)
 
 // 1. Peak RSS, each in a child process of its own.
 func runChild(_ variant: String) throws -> (seconds: Double, bytes: Int64, peak: Double) {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-    process.arguments = ["child", variant, bigURL.absoluteString, work.appendingPathComponent("child-\(variant).bin").path]
+    process.arguments = [
+        "child", variant, bigURL.absoluteString, work.appendingPathComponent("child-\(variant).bin").path,
+    ]
     let output = Pipe()
     process.standardOutput = output
     try process.run()
@@ -215,73 +221,75 @@ func runChild(_ variant: String) throws -> (seconds: Double, bytes: Int64, peak:
 }
 
 if !options.onlyLatency {
-let kitChild = try runChild("ck")
-let rawChild = try runChild("raw")
-let delegateChild = try runChild("rawdelegate")
-print("")
-print("1. Peak RSS while saving \(options.mebibytes) MiB to file (child process, VmHWM)")
-print("   ConnectionKit DownloadRequest: \(format(kitChild.peak)) MiB (goal < 64), \(kitChild.bytes) bytes saved")
-print("   raw URLSession downloadTask:   \(format(rawChild.peak)) MiB (reference)")
-print("   raw URLSession dataTask + delegate writing each chunk: \(format(delegateChild.peak)) MiB (reference)")
+    let kitChild = try runChild("ck")
+    let rawChild = try runChild("raw")
+    let delegateChild = try runChild("rawdelegate")
+    print("")
+    print("1. Peak RSS while saving \(options.mebibytes) MiB to file (child process, VmHWM)")
+    print("   ConnectionKit DownloadRequest: \(format(kitChild.peak)) MiB (goal < 64), \(kitChild.bytes) bytes saved")
+    print("   raw URLSession downloadTask:   \(format(rawChild.peak)) MiB (reference)")
+    print("   raw URLSession dataTask + delegate writing each chunk: \(format(delegateChild.peak)) MiB (reference)")
 
-// 2. Throughput, alternating A/B.
-let session = URLSession(configuration: .ephemeral)
-var kitRates: [Double] = []
-var rawRates: [Double] = []
-let megabytes = Double(length) / 1e6
-for round in 1...options.rounds {
-    let order = round % 2 == 1 ? ["ck", "raw"] : ["raw", "ck"]
-    for variant in order {
-        let destination = work.appendingPathComponent("throughput-\(variant).bin")
-        if variant == "ck" {
-            kitRates.append(megabytes / (try await saveWithConnectionKit(bigURL, to: destination)))
-        } else {
-            rawRates.append(megabytes / (try await saveWithURLSession(bigURL, to: destination, session: session)))
+    // 2. Throughput, alternating A/B.
+    let session = URLSession(configuration: .ephemeral)
+    var kitRates: [Double] = []
+    var rawRates: [Double] = []
+    let megabytes = Double(length) / 1e6
+    for round in 1...options.rounds {
+        let order = round % 2 == 1 ? ["ck", "raw"] : ["raw", "ck"]
+        for variant in order {
+            let destination = work.appendingPathComponent("throughput-\(variant).bin")
+            if variant == "ck" {
+                kitRates.append(megabytes / (try await saveWithConnectionKit(bigURL, to: destination)))
+            } else {
+                rawRates.append(megabytes / (try await saveWithURLSession(bigURL, to: destination, session: session)))
+            }
+            try? FileManager.default.removeItem(at: destination)
         }
-        try? FileManager.default.removeItem(at: destination)
     }
-}
-let ratio = median(kitRates) / median(rawRates)
-print("")
-print("2. To-file throughput, \(options.rounds) rounds alternating A/B (MB/s)")
-print("   ConnectionKit DownloadRequest: median \(format(median(kitRates))) \(kitRates.map { format($0) })")
-print("   raw URLSession downloadTask:   median \(format(median(rawRates))) \(rawRates.map { format($0) })")
-print("   ratio ConnectionKit / raw: \(format(ratio, 2)) (goal >= 0.9)")
+    let ratio = median(kitRates) / median(rawRates)
+    print("")
+    print("2. To-file throughput, \(options.rounds) rounds alternating A/B (MB/s)")
+    print("   ConnectionKit DownloadRequest: median \(format(median(kitRates))) \(kitRates.map { format($0) })")
+    print("   raw URLSession downloadTask:   median \(format(median(rawRates))) \(rawRates.map { format($0) })")
+    print("   ratio ConnectionKit / raw: \(format(ratio, 2)) (goal >= 0.9)")
 
-// 3. Cancel of a running download.
-var cancelEnds: [Double] = []
-var cancelReturns: [Double] = []
-var leftovers = 0
-for _ in 0..<5 {
-    let destination = work.appendingPathComponent("cancel.bin")
-    let download = DownloadRequest(from: bigURL, to: destination)
-    download.callbackQueue = callbacks
-    let (reports, reportsContinuation) = AsyncStream.makeStream(of: Int64.self)
-    download.progressHandler = { reportsContinuation.yield($0.completedBytes) }
-    let (ended, endedContinuation) = AsyncStream.makeStream(of: Double.self)
-    download.failureHandler = { _ in
-        endedContinuation.yield(now())
-        endedContinuation.finish()
+    // 3. Cancel of a running download.
+    var cancelEnds: [Double] = []
+    var cancelReturns: [Double] = []
+    var leftovers = 0
+    for _ in 0..<5 {
+        let destination = work.appendingPathComponent("cancel.bin")
+        let download = DownloadRequest(from: bigURL, to: destination)
+        download.callbackQueue = callbacks
+        let (reports, reportsContinuation) = AsyncStream.makeStream(of: Int64.self)
+        download.progressHandler = { reportsContinuation.yield($0.completedBytes) }
+        let (ended, endedContinuation) = AsyncStream.makeStream(of: Double.self)
+        download.failureHandler = { _ in
+            endedContinuation.yield(now())
+            endedContinuation.finish()
+        }
+        download.completionHandler = { _ in endedContinuation.finish() }
+        download.start()
+        for await completed in reports where completed >= min(length / 4, 200_000_000) {
+            break
+        }
+        let start = now()
+        download.cancel()
+        cancelReturns.append(now() - start)
+        var endedAt: Double?
+        for await time in ended { endedAt = time }
+        cancelEnds.append(((endedAt ?? .nan) - start) * 1_000)
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: work.path)) ?? []
+        leftovers += names.filter { $0.contains("cancel.bin") }.count
     }
-    download.completionHandler = { _ in endedContinuation.finish() }
-    download.start()
-    for await completed in reports where completed >= min(length / 4, 200_000_000) {
-        break
-    }
-    let start = now()
-    download.cancel()
-    cancelReturns.append(now() - start)
-    var endedAt: Double?
-    for await time in ended { endedAt = time }
-    cancelEnds.append(((endedAt ?? .nan) - start) * 1_000)
-    let names = (try? FileManager.default.contentsOfDirectory(atPath: work.path)) ?? []
-    leftovers += names.filter { $0.contains("cancel.bin") }.count
-}
-print("")
-print("3. cancel() of a running \(options.mebibytes) MiB download, 5 runs (ms)")
-print("   cancel() to failure handler: median \(format(median(cancelEnds), 2)), max \(format(cancelEnds.max() ?? .nan, 2)) (goal < 100)")
-print("   cancel() call returns in:    median \(format(median(cancelReturns) * 1_000, 3))")
-print("   files left behind: \(leftovers)")
+    print("")
+    print("3. cancel() of a running \(options.mebibytes) MiB download, 5 runs (ms)")
+    print(
+        "   cancel() to failure handler: median \(format(median(cancelEnds), 2)), max \(format(cancelEnds.max() ?? .nan, 2)) (goal < 100)"
+    )
+    print("   cancel() call returns in:    median \(format(median(cancelReturns) * 1_000, 3))")
+    print("   files left behind: \(leftovers)")
 }
 
 // 4. Small GETs while the large download runs.
@@ -334,7 +342,9 @@ for _ in 0..<10 {
 }
 print("")
 print("4. Small GET latency while a \(options.mebibytes) MiB download runs (ms), \(latencies.count) GETs")
-print("   median \(format(median(latencies), 2)), p90 \(format(percentile(latencies, 0.9), 2)), max \(format(latencies.max() ?? .nan, 2)) (goal: median < 50)")
+print(
+    "   median \(format(median(latencies), 2)), p90 \(format(percentile(latencies, 0.9), 2)), max \(format(latencies.max() ?? .nan, 2)) (goal: median < 50)"
+)
 print("   download still running after the last GET: \(stillRunning); new connections: \(connectionsDuring)")
 print("   idle baseline: median \(format(median(idle), 2))")
 print(

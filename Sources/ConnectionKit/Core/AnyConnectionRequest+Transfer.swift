@@ -49,7 +49,8 @@ extension AnyConnectionRequest {
             }
         }
         if let expected, expected > limit {
-            attemptFailed(run: run, serial: serial, error: ConnectionError(.responseTooLarge(limit: limit)),
+            attemptFailed(
+                run: run, serial: serial, error: ConnectionError(.responseTooLarge(limit: limit)),
                 response: response)
             return .ignore
         }
@@ -95,7 +96,8 @@ extension AnyConnectionRequest {
                 }
                 let finished = counters.expected.map { counters.completed >= $0 } ?? false
                 let due =
-                    force || finished || counters.lastReport.map {
+                    force || finished
+                    || counters.lastReport.map {
                         Double(now.uptimeNanoseconds - $0.uptimeNanoseconds) / 1e9 >= interval
                     } ?? true
                 if due { counters.lastReport = now }

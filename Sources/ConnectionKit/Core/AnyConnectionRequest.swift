@@ -301,6 +301,7 @@ open class AnyConnectionRequest: @unchecked Sendable, CustomDebugStringConvertib
     /// One line for logs: class, identifier, method, redacted URL and state.
     open var debugDescription: String {
         let snapshot = makeSnapshot()
-        return "<\(typeName) \(snapshot.identifier) \(snapshot.method) \(snapshot.redactedURL ?? "-") \(snapshot.state)>"
+        return
+            "<\(typeName) \(snapshot.identifier) \(snapshot.method) \(snapshot.redactedURL ?? "-") \(snapshot.state)>"
     }
 }

@@ -58,7 +58,8 @@ open class ConnectionRequest<Output: Sendable>: AnyConnectionRequest, @unchecked
     /// the failure handler would get, after ``AnyConnectionRequest/parseError(_:)``.
     public func value() async throws -> Output {
         let result: Result<any Sendable, any Error> = await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Result<any Sendable, any Error>, Never>) in
+            await withCheckedContinuation {
+                (continuation: CheckedContinuation<Result<any Sendable, any Error>, Never>) in
                 start(waiter: { continuation.resume(returning: $0) })
                 if Task.isCancelled { cancel() }
             }
@@ -81,7 +82,9 @@ open class ConnectionRequest<Output: Sendable>: AnyConnectionRequest, @unchecked
     override func deliverOutput(_ output: any Sendable) {
         guard let output = output as? Output else {
             handleConnectionError(
-                parseError(contextualize(ConnectionError(.parsing(underlying: MissingParser(message: "unexpected output type"))))))
+                parseError(
+                    contextualize(
+                        ConnectionError(.parsing(underlying: MissingParser(message: "unexpected output type"))))))
             return
         }
         handleResultObject(output)

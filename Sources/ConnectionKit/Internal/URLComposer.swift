@@ -5,8 +5,9 @@ import Foundation
 /// query items appended after any query the base already had, strictly encoded.
 enum URLComposer {
     /// Characters left as they are in a query name or value: RFC 3986's unreserved set.
-    static let queryAllowed = CharacterSet(charactersIn:
-        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+    static let queryAllowed = CharacterSet(
+        charactersIn:
+            "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
     private static let pathAllowed = CharacterSet.urlPathAllowed.subtracting(CharacterSet(charactersIn: ";?#"))
 
     static func compose(baseURL: URL, path: String, queryItems: [URLQueryItem]) -> URL? {
@@ -32,7 +33,8 @@ enum URLComposer {
         for item in queryItems {
             let name = item.name.addingPercentEncoding(withAllowedCharacters: queryAllowed) ?? item.name
             if let value = item.value {
-                queryParts.append(name + "=" + (value.addingPercentEncoding(withAllowedCharacters: queryAllowed) ?? value))
+                queryParts.append(
+                    name + "=" + (value.addingPercentEncoding(withAllowedCharacters: queryAllowed) ?? value))
             } else {
                 queryParts.append(name)
             }

@@ -38,7 +38,8 @@ open class BasicConnectionRequest: ConnectionRequest<Data>, @unchecked Sendable 
     /// Returns ``request``.
     open override func makeURLRequest() throws -> URLRequest {
         guard let request else {
-            throw ConnectionError(.invalidRequest(reason: "\(Self.self) has no request. Set `request` before starting."))
+            throw ConnectionError(
+                .invalidRequest(reason: "\(Self.self) has no request. Set `request` before starting."))
         }
         return request
     }

@@ -17,8 +17,10 @@ struct ConnectionHandler {
         let writer = ResponseWriter(connection: connection)
         do {
             while true {
-                guard let received = try reader.readRequest(
-                    connectionID: connectionID, digestsBody: { core.digestsBody(of: $0) }) else { return .close }
+                guard
+                    let received = try reader.readRequest(
+                        connectionID: connectionID, digestsBody: { core.digestsBody(of: $0) })
+                else { return .close }
                 let handler = core.admit(received.request)
                 let response = handler?(received.request) ?? .text("no route", status: 404)
                 let disposition = try writer.write(response, answering: received)

@@ -14,7 +14,8 @@ struct CookieTests {
         let server = try TestServer.started()
         defer { server.stop() }
         server.route("/login") { _ in
-            TestResponse(headers: [TestHeader("Set-Cookie", "session=from-server; Path=/")], body: .data(Data("ok".utf8)))
+            TestResponse(
+                headers: [TestHeader("Set-Cookie", "session=from-server; Path=/")], body: .data(Data("ok".utf8)))
         }
         server.route("/echo") { .echo($0) }
         _ = try await FetchData(server.url("/login")).value()

@@ -123,7 +123,9 @@ struct ErrorTests {
             return
         }
         #expect(error as? APIError == APIError(code: "quota", message: "Too many"))
-        await #expect(throws: APIError(code: "quota", message: "Too many")) { try await APIRequest(server.url("/items")).value() }
+        await #expect(throws: APIError(code: "quota", message: "Too many")) {
+            try await APIRequest(server.url("/items")).value()
+        }
     }
 
     @Test("a handleResultObject override routes a 200 to the failure handler")
@@ -157,7 +159,9 @@ struct ErrorTests {
         #expect(error.localizedDescription.contains("NoURL"))
     }
 
-    @Test("an unsupported scheme is invalidRequest", arguments: ["ftp://example.com/x", "file:///etc/passwd", "mailto:a@b.c"])
+    @Test(
+        "an unsupported scheme is invalidRequest",
+        arguments: ["ftp://example.com/x", "file:///etc/passwd", "mailto:a@b.c"])
     func unsupportedScheme(url: String) async throws {
         let request = FetchData(URL(string: url))
         let error = try await Endings(request).connectionErrorAfterStart(request)

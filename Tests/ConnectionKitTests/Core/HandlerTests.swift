@@ -16,17 +16,17 @@ struct HandlerTests {
         queue.setSpecific(key: key, value: "mine")
 
         let seen = Locked<[String]>([])
-        @Sendable func where_() -> String { DispatchQueue.getSpecific(key: key) ?? "other" }
+        @Sendable func queueName() -> String { DispatchQueue.getSpecific(key: key) ?? "other" }
         let success = FetchData(server.url("/ok"))
         success.callbackQueue = queue
-        success.progressHandler = { _ in seen.withLock { $0.append("progress:" + where_()) } }
+        success.progressHandler = { _ in seen.withLock { $0.append("progress:" + queueName()) } }
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             success.completionHandler = { _ in
-                seen.withLock { $0.append("completion:" + where_()) }
+                seen.withLock { $0.append("completion:" + queueName()) }
                 continuation.resume()
             }
             success.failureHandler = { _ in
-                seen.withLock { $0.append("unexpected failure:" + where_()) }
+                seen.withLock { $0.append("unexpected failure:" + queueName()) }
                 continuation.resume()
             }
             success.start()
@@ -36,11 +36,11 @@ struct HandlerTests {
         failure.callbackQueue = queue
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             failure.completionHandler = { _ in
-                seen.withLock { $0.append("unexpected completion:" + where_()) }
+                seen.withLock { $0.append("unexpected completion:" + queueName()) }
                 continuation.resume()
             }
             failure.failureHandler = { _ in
-                seen.withLock { $0.append("failure:" + where_()) }
+                seen.withLock { $0.append("failure:" + queueName()) }
                 continuation.resume()
             }
             failure.start()
@@ -65,7 +65,9 @@ struct HandlerTests {
         let key = DispatchSpecificKey<String>()
         DispatchQueue.main.setSpecific(key: key, value: "main")
         let onMain: Bool = await withCheckedContinuation { continuation in
-            request.completionHandler = { _ in continuation.resume(returning: DispatchQueue.getSpecific(key: key) == "main") }
+            request.completionHandler = { _ in
+                continuation.resume(returning: DispatchQueue.getSpecific(key: key) == "main")
+            }
             request.failureHandler = { _ in continuation.resume(returning: false) }
             request.start()
         }

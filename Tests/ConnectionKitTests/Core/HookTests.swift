@@ -57,7 +57,8 @@ struct HookTests {
         defer { server.stop() }
         server.route("/echo") { .echo($0) }
         for method in [HTTPMethod.post, .put, .patch, .delete, .options] {
-            let request = ConfiguredEcho(server.url("/echo"), method: method, body: method == .post ? Data("x".utf8) : nil)
+            let request = ConfiguredEcho(
+                server.url("/echo"), method: method, body: method == .post ? Data("x".utf8) : nil)
             _ = try await request.value()
         }
         #expect(server.receivedRequests("/echo").map(\.method) == ["POST", "PUT", "PATCH", "DELETE", "OPTIONS"])

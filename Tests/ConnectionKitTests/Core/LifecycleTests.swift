@@ -88,7 +88,13 @@ struct LifecycleTests {
         let server = try TestServer.started()
         defer { server.stop() }
         let counter = Locked(0)
-        server.route("/count") { _ in .text("\(counter.withLock { $0 += 1; return $0 })") }
+        server.route("/count") { _ in
+            let count = counter.withLock { value in
+                value += 1
+                return value
+            }
+            return .text("\(count)")
+        }
         let request = FetchData(server.url("/count"))
         let first = try await request.value()
         let firstIdentifier = request.identifier

@@ -105,9 +105,11 @@ struct RequestTypeTests {
         let server = try TestServer.started()
         defer { server.stop() }
         server.route("POST", "/events") { request in
-            TestResponse(status: 201, headers: [TestHeader("Content-Type", "application/json")], body: .data(request.body))
+            TestResponse(
+                status: 201, headers: [TestHeader("Content-Type", "application/json")], body: .data(request.body))
         }
-        let created = try await CreateCatalogEntry(server.url("/events"), event: CatalogEntry(id: 9, name: "Gig")).value()
+        let created = try await CreateCatalogEntry(server.url("/events"), event: CatalogEntry(id: 9, name: "Gig"))
+            .value()
         #expect(created == CatalogEntry(id: 9, name: "Gig"))
         let received = try #require(server.receivedRequests("/events").first)
         #expect(received.header("Content-Type") == "application/json")

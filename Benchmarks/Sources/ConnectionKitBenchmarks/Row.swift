@@ -1,0 +1,68 @@
+import Foundation
+
+/// One line of the table: medians of both variants, their ratio and the goal it is held to.
+struct Row: Sendable {
+    /// What the goal constrains.
+    enum Goal: Sendable {
+        /// ConnectionKit / raw at least this (rates: higher is better).
+        case ratioAtLeast(Double)
+        /// ConnectionKit / raw at most this (times, CPU: lower is better).
+        case ratioAtMost(Double)
+        /// ConnectionKit's own figure below this (peak memory).
+        case connectionKitBelow(Double)
+        /// Shown for information only.
+        case none
+
+        var text: String {
+            switch self {
+            case .ratioAtLeast(let value): return "ratio ≥ \(Table.format(value))"
+            case .ratioAtMost(let value): return "ratio ≤ \(Table.format(value))"
+            case .connectionKitBelow(let value): return "CK < \(Table.format(value))"
+            case .none: return "-"
+            }
+        }
+    }
+
+    let name: String
+    let unit: String
+    let raw: [Double]
+    let connectionKit: [Double]
+    let goal: Goal
+    /// The same measurement with curl and wrk (small-GET rows only).
+    var curl: Double?
+    var wrk: Double?
+
+    init(_ name: String, unit: String, raw: [Double], connectionKit: [Double], goal: Goal) {
+        self.name = name
+        self.unit = unit
+        self.raw = raw
+        self.connectionKit = connectionKit
+        self.goal = goal
+    }
+
+    var rawMedian: Double? { Self.median(raw) }
+    var connectionKitMedian: Double? { Self.median(connectionKit) }
+
+    /// ConnectionKit's median over raw's.
+    var ratio: Double? {
+        guard let raw = rawMedian, let connectionKit = connectionKitMedian, raw > 0 else { return nil }
+        return connectionKit / raw
+    }
+
+    /// "yes", "NO" or "-" when there is no goal.
+    var verdict: String {
+        switch goal {
+        case .ratioAtLeast(let bound): return ratio.map { $0 >= bound ? "yes" : "NO" } ?? "-"
+        case .ratioAtMost(let bound): return ratio.map { $0 <= bound ? "yes" : "NO" } ?? "-"
+        case .connectionKitBelow(let bound): return connectionKitMedian.map { $0 < bound ? "yes" : "NO" } ?? "-"
+        case .none: return "-"
+        }
+    }
+
+    static func median(_ values: [Double]) -> Double? {
+        guard !values.isEmpty else { return nil }
+        let sorted = values.sorted()
+        let middle = sorted.count / 2
+        return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
+    }
+}

@@ -1,0 +1,55 @@
+import Foundation
+
+/// Prints the rows as one Markdown table (so that it pastes into docs/benchmarks.md as is).
+enum Table {
+    static func render(_ rows: [Row], rounds: Int) -> String {
+        let header = [
+            "benchmark", "unit", "raw URLSession", "ConnectionKit", "CK/raw", "goal", "met", "curl", "wrk",
+        ]
+        var lines = [header]
+        for row in rows {
+            lines.append([
+                row.name, row.unit, cell(row.rawMedian), cell(row.connectionKitMedian), cell(row.ratio, ratio: true),
+                row.goal.text, row.verdict, cell(row.curl), cell(row.wrk),
+            ])
+        }
+        var widths = Array(repeating: 0, count: header.count)
+        for line in lines {
+            for (index, text) in line.enumerated() { widths[index] = max(widths[index], text.count) }
+        }
+        func render(_ line: [String]) -> String {
+            let cells = line.enumerated().map { index, text in
+                let padding = String(repeating: " ", count: widths[index] - text.count)
+                return index < 2 || index == 5 ? text + padding : padding + text
+            }
+            return "| " + cells.joined(separator: " | ") + " |"
+        }
+        let rule =
+            "|"
+            + widths.enumerated().map { index, width in
+                index < 2 || index == 5
+                    ? ":" + String(repeating: "-", count: width + 1) : String(repeating: "-", count: width + 1) + ":"
+            }.joined(separator: "|") + "|"
+        let body = lines.dropFirst().map(render)
+        return ([render(header), rule] + body).joined(separator: "\n")
+            + "\n\nMedians over alternating rounds (raw, ConnectionKit, raw, ConnectionKit…): \(rounds) for small requests "
+            + "(after one warm-up each), \(min(rounds, 3)) for the large-file and registry rows. CK/raw is "
+            + "ConnectionKit's median over raw's. curl and wrk: the same requests, for reference."
+    }
+
+    static func cell(_ value: Double?, ratio: Bool = false) -> String {
+        guard let value else { return "-" }
+        return ratio ? String(format: "%.2f", value) : format(value)
+    }
+
+    /// Three significant digits for small figures, whole numbers for large ones.
+    static func format(_ value: Double) -> String {
+        switch abs(value) {
+        case 1000...: return String(format: "%.0f", value)
+        case 100...: return String(format: "%.0f", value)
+        case 10...: return String(format: "%.1f", value)
+        case 1...: return String(format: "%.2f", value)
+        default: return String(format: "%.3f", value)
+        }
+    }
+}
