@@ -82,8 +82,10 @@ struct Demo {
             outbox.setReachable(true)  // what a reachability monitor would say: attempt now, not in 10 s
         }
         outbox.deliveredHandler = nil
-        let arrived = server.receivedMicroposts.contains { $0.text == text }
-        Terminal.line(arrived ? "  delivered: the server has \"\(text)\"" : "  the queued post did not arrive")
+        // Ask the API, as a second device would.
+        let posts = (try? await FetchMicroposts().value()) ?? []
+        let arrived = posts.contains { $0.text == text }
+        Terminal.line(arrived ? "  delivered: GET microposts.json lists it" : "  the queued post did not arrive")
         return delivered && arrived
     }
 

@@ -33,9 +33,6 @@ final class DemoServer: Sendable {
 
     var baseURL: URL { server.baseURL }
 
-    /// Every micropost received so far.
-    var receivedMicroposts: [Micropost] { microposts.value }
-
     /// The port it listens on (0 before the first start).
     var port: Int { server.port }
 

@@ -42,8 +42,9 @@ struct Options: Sendable {
           --base-url URL                Talk to the Tag Along API at URL instead of starting the embedded
                                         demo server on 127.0.0.1 (not with `demo`, which stops and restarts
                                         its server).
-          --debug                       Print ConnectionKit's debug output for every request, and the
-                                        registry dump at the end.
+          --debug                       Print ConnectionKit's debug output for every request (secrets
+                                        redacted), and the registry dump while a download runs and at
+                                        the end.
 
         The embedded demo server knows one user: ada / lovelace.
         """

@@ -16,6 +16,9 @@ class TagAlongRequest<Output: Decodable & Sendable>: JSONConnectionRequest<Outpu
 
     override var timeoutInterval: TimeInterval { 10 }
 
+    /// The original app's `setNumberOfTimesToRetryOnTimeout:2`: timeouts only, other errors are not retried.
+    override var retryPolicy: RetryPolicy { .retryOnTimeout(times: 2) }
+
     /// The logged-in user's token, sent as the Basic user name (as the original app did); read on
     /// every attempt, so a login takes effect on the next request.
     override var authorization: Authorization? {

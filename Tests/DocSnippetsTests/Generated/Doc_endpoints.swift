@@ -2,7 +2,9 @@
 // edit the document and run `python3 scripts/docsnippets.py`.
 // swift-format-ignore-file
 import ConnectionKit
+import ConnectionKitTesting
 import Foundation
+import Testing
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -80,6 +82,58 @@ fileprivate func downloadAttachment(to folder: URL) async throws -> URL {
 }
 
 // MARK: - docs/endpoints.md block 5
+
+/// `POST login`: the session cookie from `Set-Cookie` is the result.
+fileprivate final class CookieLogIn: ConnectionRequest<String>, @unchecked Sendable {
+    // Safe: a `let` set once in init.
+    private let server: URL
+    init(server: URL) {
+        self.server = server
+        super.init()
+    }
+    override var url: URL? { server.appendingPathComponent("login") }
+    override var httpMethod: HTTPMethod { .post }
+
+    override func parseCompletionData(_ data: Data, response: HTTPURLResponse) throws -> String {
+        guard let cookie = response.value(forHTTPHeaderField: "Set-Cookie")?.split(separator: ";").first else {
+            throw ConnectionError(.invalidRequest(reason: "the login response set no cookie"))
+        }
+        return String(cookie)  // "session=abc123"
+    }
+}
+
+/// `GET inbox`, sending the cookie explicitly.
+fileprivate final class FetchInbox: ConnectionRequest<Data>, @unchecked Sendable {
+    // Safe: `let`s set once in init.
+    private let server: URL
+    private let cookie: String?
+    init(server: URL, cookie: String?) {
+        self.server = server
+        self.cookie = cookie
+        super.init()
+    }
+    override var url: URL? { server.appendingPathComponent("inbox") }
+    override var requestHeaderFields: [String: String] { cookie.map { ["Cookie": $0] } ?? [:] }
+}
+
+@Test fileprivate func cookiesAreSentOnlyWhenSet() async throws {
+    let server = try TestServer.started()
+    defer { server.stop() }
+    server.route("POST", "/login") { _ in
+        TestResponse(headers: [TestHeader("Set-Cookie", "session=abc123; Path=/")])
+    }
+    server.route("GET", "/inbox") { _ in .text("mail") }
+
+    let cookie = try await CookieLogIn(server: server.baseURL).value()
+    _ = try await FetchInbox(server: server.baseURL, cookie: nil).value()
+    _ = try await FetchInbox(server: server.baseURL, cookie: cookie).value()
+
+    let inbox = server.receivedRequests("/inbox")
+    #expect(inbox.first?.header("Cookie") == nil)  // nothing stored from the login response
+    #expect(inbox.last?.header("Cookie") == "session=abc123")
+}
+
+// MARK: - docs/endpoints.md block 6
 /// Every Tag Along endpoint inherits the base URL, the JSON handling, the timeout and the one place
 /// where failures are reported.
 fileprivate class TagAlongRequest<Output: Decodable & Sendable>: JSONConnectionRequest<Output>, @unchecked Sendable {

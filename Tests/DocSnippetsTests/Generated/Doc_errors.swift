@@ -126,6 +126,20 @@ fileprivate final class FetchEventNames: AppRequest<EventsEnvelope>, @unchecked 
             == "BasicConnectionRequest: your credentials could not be authenticated. Check them and try again.")
 }
 
+@Test fileprivate func aBodyCutShortIsALostConnection() async throws {
+    let server = try TestServer.started()
+    defer { server.stop() }
+    server.route("/big") { _ in TestResponse(body: .data(Data(count: 10_000)), fault: .closeAfterBodyBytes(1_000)) }
+
+    let request = BasicConnectionRequest(request: URLRequest(url: server.url("/big")))
+    let error = await #expect(throws: ConnectionError.self) { try await request.value() }
+    guard case .transport(let urlError) = error?.kind else {
+        Issue.record("expected a transport error, got \(String(describing: error))")
+        return
+    }
+    #expect(urlError.code == .networkConnectionLost)  // retryable under RetryPolicy.default
+}
+
 @Test fileprivate func theSuperclassMapsErrors() async throws {
     let server = try TestServer.started()
     defer { server.stop() }
