@@ -19,11 +19,6 @@ protocol Transport: Sendable {
 }
 
 extension Transport {
-    /// Starts sending `request` with its in-memory body (if any).
-    func startTransfer(_ request: URLRequest, receiver: any TransferReceiver) -> any TransferHandle {
-        startTransfer(request, bodyFile: nil, receiver: receiver)
-    }
-
     var fileTransport: any Transport { self }
 }
 
