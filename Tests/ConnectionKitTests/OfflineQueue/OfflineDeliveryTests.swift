@@ -128,28 +128,11 @@ struct OfflineDeliveryTests {
             directory: directory, configuration: OfflineFixtures.configuration(online: 60, offline: 60))
         defer { queue.close() }
         let attempts = Collector<Date>()
-        final class CountingNote: ConnectionRequest<Data>, @unchecked Sendable {
-            // Safe: immutable stored properties only.
-            let base: URL
-            let attempts: Collector<Date>
-            init(base: URL, attempts: Collector<Date>) {
-                self.base = base
-                self.attempts = attempts
-                super.init()
-            }
-            override var url: URL? { base.appendingPathComponent("notes") }
-            override var httpMethod: HTTPMethod { .post }
-            override var bodyData: Data? { Data("x".utf8) }
-            // Read once per attempt, so it counts attempts.
-            override var authorization: Authorization? {
-                attempts.append(Date())
-                return .bearer("t")
-            }
-        }
-        queue.register(CountingNote.self) { CountingNote(base: base, attempts: attempts) }
+        // TimedNote reads `authorization` once per attempt, so `attempts` counts them.
+        queue.register(TimedNote.self) { TimedNote(base: base, attempts: attempts) }
         let delivered = Collector<QueuedOperation>()
         queue.deliveredHandler = { operation, _ in delivered.append(operation) }
-        try queue.enqueue(CountingNote(base: base, attempts: Collector<Date>()))
+        try queue.enqueue(TimedNote(base: base, attempts: Collector<Date>()))
         attempts.wait(for: 1)
         // The first attempt was refused; the next would be a minute away.
         try reservation.startServer(server)
