@@ -7,16 +7,26 @@ let package = Package(
     products: [
         .library(name: "ConnectionKit", targets: ["ConnectionKit"]),
         .library(name: "ConnectionKitTesting", targets: ["ConnectionKitTesting"]),
+        .library(name: "ConnectionKitInspector", targets: ["ConnectionKitInspector"]),
     ],
     targets: [
         .target(name: "ConnectionKit"),
-        .target(name: "ConnectionKitTesting"),
+        // The HTTP/1.1 server core shared by ConnectionKitTesting and ConnectionKitInspector (no product).
+        .target(name: "HTTPServerCore"),
+        .target(name: "ConnectionKitTesting", dependencies: ["HTTPServerCore"]),
+        .target(name: "ConnectionKitInspector", dependencies: ["ConnectionKit", "HTTPServerCore"]),
+        // A process running requests with its inspector on, for the browser test (scripts/inspector-browser-test.py).
+        .executableTarget(
+            name: "InspectorDemo", dependencies: ["ConnectionKit", "ConnectionKitTesting", "ConnectionKitInspector"]),
         // A child process for the offline queue's crash test (killed with SIGKILL while it enqueues).
         .executableTarget(name: "OfflineQueueCrashHelper", dependencies: ["ConnectionKit"]),
         .testTarget(
             name: "ConnectionKitTests",
             dependencies: ["ConnectionKit", "ConnectionKitTesting", "OfflineQueueCrashHelper"]),
         .testTarget(name: "ConnectionKitTestingTests", dependencies: ["ConnectionKitTesting"]),
+        .testTarget(
+            name: "ConnectionKitInspectorTests",
+            dependencies: ["ConnectionKit", "ConnectionKitTesting", "ConnectionKitInspector"]),
         .testTarget(
             name: "DocSnippetsTests", dependencies: ["ConnectionKit", "ConnectionKitTesting"],
             path: "Tests/DocSnippetsTests"),

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPServerCore
 
 // MARK: - Deterministic generated content
 

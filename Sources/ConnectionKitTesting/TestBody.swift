@@ -1,4 +1,5 @@
 import Foundation
+import HTTPServerCore
 
 /// How a ``TestResponse`` body goes on the wire. The default body of a response is `.data(Data())`.
 public enum TestBody: Sendable {

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPServerCore
 
 /// A deliberate misbehaviour of the server for one response. A ``TestResponse`` has none by default.
 ///

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPServerCore
 
 /// What a route handler answers: status, headers, body, an optional delay and an optional ``TestFault``.
 ///

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPServerCore
 
 /// Serves one client connection: reads requests one after another, runs their handlers outside the lock,
 /// writes the responses, and decides when the connection ends.

@@ -2,14 +2,14 @@ import Foundation
 
 /// Reads HTTP/1.1 requests one after another from a connection, keeping bytes that arrive early
 /// (pipelining) for the next request.
-struct HTTPRequestReader {
+package struct HTTPRequestReader {
     // MARK: - Limits
 
     /// The largest request head accepted; a bigger one is answered with 431. 1 MiB.
-    static let headLimit = 1 << 20
+    package static let headLimit = 1 << 20
 
     /// The longest chunk-size or trailer line accepted in a chunked body. 64 KiB.
-    static let lineLimit = 1 << 16
+    package static let lineLimit = 1 << 16
 
     // MARK: - State
 
@@ -18,7 +18,7 @@ struct HTTPRequestReader {
 
     // MARK: - Init
 
-    init(connection: SocketConnection) {
+    package init(connection: SocketConnection) {
         self.connection = connection
     }
 
@@ -27,7 +27,7 @@ struct HTTPRequestReader {
     /// Reads the next request. Returns `nil` when the client closed cleanly between requests.
     /// Throws a `ConnectionEnd` for an oversized head, a malformed request, a truncated one, or a server stop.
     /// `digestsBody` says, from the path, whether the body is digested (``TestBodyDigest``) rather than stored.
-    mutating func readRequest(
+    package mutating func readRequest(
         connectionID: Int, digestsBody: (String) -> Bool = { _ in false }
     ) throws -> ReceivedRequest? {
         guard let head = try readHead() else { return nil }
