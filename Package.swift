@@ -28,7 +28,7 @@ let package = Package(
             name: "ConnectionKitInspectorTests",
             dependencies: ["ConnectionKit", "ConnectionKitTesting", "ConnectionKitInspector"]),
         .testTarget(
-            name: "DocSnippetsTests", dependencies: ["ConnectionKit", "ConnectionKitTesting"],
+            name: "DocSnippetsTests", dependencies: ["ConnectionKit", "ConnectionKitTesting", "ConnectionKitInspector"],
             path: "Tests/DocSnippetsTests"),
     ],
     swiftLanguageModes: [.v6]

@@ -105,7 +105,7 @@ class Browser:
         self.process = subprocess.Popen(
             [executable, "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
              "--no-first-run", "--remote-debugging-port=0", f"--user-data-dir={self.profile}",
-             "--window-size=1440,1000", "about:blank"],
+             "--window-size=1280,1280", "about:blank"],
             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         deadline = time.time() + 30
         endpoint = None
@@ -141,7 +141,10 @@ class Browser:
             if value:
                 return value
             time.sleep(0.05)
-        fail(f"timed out after {timeout} s waiting for: {what}")
+        state = self.js("""JSON.stringify({status: document.getElementById('status')?.textContent,
+            live: [...document.querySelectorAll('#live-body tr')].map(r => r.dataset.class),
+            detail: document.getElementById('detail')?.className})""")
+        fail(f"timed out after {timeout} s waiting for: {what}; the page: {state}")
 
     def click(self, selector):
         box = self.js(f"""(() => {{ const e = document.querySelector({json.dumps(selector)});
@@ -194,7 +197,7 @@ def api(url, path):
 
 def run_checks(browser, url, screenshot):
     browser.open(url)
-    browser.wait_for("the page's first render", "document.body.dataset.firstRender")
+    browser.wait_for("the page's first render", "document.body && document.body.dataset.firstRender")
 
     # Live rows appear, then disappear when their request ends.
     seen = browser.wait_for("live rows", """[...document.querySelectorAll('#live-body tr')]
@@ -252,7 +255,8 @@ def run_checks(browser, url, screenshot):
     hanging = browser.wait_for("the hanging request's row",
                                "document.querySelector('#live-body tr[data-class=\"HangingPoll\"]')?.dataset.id")
     if screenshot:
-        browser.js("document.querySelector('#history-body tr')?.click()")
+        browser.js("document.getElementById('detail').classList.contains('open') || "
+                   "document.querySelector('#history-body tr')?.click()")
         time.sleep(0.3)
         browser.screenshot(screenshot)
         print(f"ok: screenshot saved to {screenshot}")
@@ -276,7 +280,7 @@ def first_render(browser, url, count):
         time.sleep(0.2)
     began = time.time()
     browser.open(url)
-    rendered = browser.wait_for("the first render", "document.body.dataset.firstRender", timeout=120)
+    rendered = browser.wait_for("the first render", "document.body && document.body.dataset.firstRender", timeout=120)
     wall = time.time() - began
     rows = browser.js("document.getElementById('live-count').textContent")
     print(f"first render with {rows} live requests: {int(rendered)} ms after navigation start "
