@@ -1,5 +1,9 @@
 import Foundation
 
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
 extension RequestState {
     /// Opens the metrics of attempt `attempt` at `date`. Called under the request's lock.
     mutating func noteAttemptStarted(_ attempt: Int, at date: Date) {
@@ -16,5 +20,17 @@ extension RequestState {
     mutating func noteAttemptEnded(at date: Date) {
         guard let last = attemptMetrics.indices.last else { return }
         attemptMetrics[last].end = date
+    }
+}
+
+extension AnyConnectionRequest {
+    /// The transport reported connection-level timings for transfer `serial` of `run`.
+    func transferDidCollect(metrics: URLSessionTaskMetrics, run: UInt64, serial: UInt64) {
+        storage.withLock { state in
+            guard state.isCurrent(run: run, serial: serial), let last = state.attemptMetrics.indices.last else {
+                return
+            }
+            state.attemptMetrics[last].fill(from: metrics)
+        }
     }
 }
