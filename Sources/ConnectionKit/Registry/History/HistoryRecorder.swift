@@ -27,6 +27,21 @@ final class HistoryRecorder: Sendable {
         var bytesReceived: Int64 = 0
         var latency = LatencyHistogram()
 
+        mutating func add(_ record: ConnectionHistoryRecord) {
+            requests += 1
+            switch record.outcome {
+            case .finished: successes += 1
+            case .cancelled: cancellations += 1
+            case .failed:
+                failures += 1
+                failuresByKind[record.errorKind ?? "other", default: 0] += 1
+            }
+            retries += record.retries
+            bytesSent += record.requestBodySize
+            bytesReceived += record.responseBodySize
+            latency.record(record.duration)
+        }
+
         var statistics: ConnectionStatistics {
             ConnectionStatistics(
                 typeName: typeName, since: since, requests: requests, successes: successes, failures: failures,
@@ -94,20 +109,8 @@ final class HistoryRecorder: Sendable {
         let key = ObjectIdentifier(type)
         state.withLock { state in
             if state.statisticsEnabled {
-                var tally = state.tallies[key] ?? Tally(typeName: record.typeName, since: record.dateFinished)
-                tally.requests += 1
-                switch record.outcome {
-                case .finished: tally.successes += 1
-                case .cancelled: tally.cancellations += 1
-                case .failed:
-                    tally.failures += 1
-                    tally.failuresByKind[record.errorKind ?? "other", default: 0] += 1
-                }
-                tally.retries += record.retries
-                tally.bytesSent += record.requestBodySize
-                tally.bytesReceived += record.responseBodySize
-                tally.latency.record(record.duration)
-                state.tallies[key] = tally
+                // Mutated in place in the dictionary: copying the tally out would copy its histogram.
+                state.tallies[key, default: Tally(typeName: record.typeName, since: record.dateFinished)].add(record)
             }
             if keep { state.append(Entry(type: type, record: record)) }
         }
