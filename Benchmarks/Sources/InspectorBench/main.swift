@@ -117,6 +117,32 @@ func run(_ total: Int, url: URL) -> (rate: Double, cpu: Double) {
     return (Double(total) / wall, cpu / Double(total) * 1e6)
 }
 
+/// CPU seconds the calling thread has used.
+func threadCPUSeconds() -> Double {
+    var time = timespec()
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
+    return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+}
+
+/// The thread CPU µs of one `cancel()` of a live request (sent, no answer yet): the ending, and with
+/// it the recording, runs on the cancelling thread before `cancel()` returns.
+func cancelCost(_ total: Int, url: URL) -> Double {
+    let ended = DispatchGroup()
+    let requests = (0..<total).map { _ in
+        let request = ItemFetch(url, queue: queue)
+        ended.enter()
+        request.failureHandler = { _ in ended.leave() }
+        return request
+    }
+    requests.forEach { $0.start() }
+    let start = threadCPUSeconds()
+    requests.forEach { $0.cancel() }
+    let cost = (threadCPUSeconds() - start) / Double(total) * 1e6
+    ended.wait()
+    Thread.sleep(forTimeInterval: 0.2)
+    return cost
+}
+
 func setRecording(_ on: Bool) {
     ConnectionRegistry.shared.historyCapacity = on ? 1000 : 0
     ConnectionRegistry.shared.isRecordingStatistics = on
@@ -127,7 +153,9 @@ server.route("/item") { _ in
     TestResponse(
         headers: [TestHeader("Content-Type", "application/json")], body: .data(Data(repeating: 120, count: 1024)))
 }
+server.route("/hang") { _ in TestResponse(fault: .neverRespond) }
 let url = server.url("/item?id=42")
+let hangURL = server.url("/hang?id=42")
 
 // Warm-up of both, then alternating rounds.
 for on in [false, true] {
@@ -157,6 +185,27 @@ print(String(format: "  CPU per request, off / on:        %8.1f / %.1f µs", cpu
 print(String(format: "  recording cost (CPU on − off):    %8.1f µs per request", cpuOn - cpuOff))
 print("  rounds off (req/s): " + off.map { String(format: "%.0f", $0.rate) }.joined(separator: " "))
 print("  rounds on  (req/s): " + on.map { String(format: "%.0f", $0.rate) }.joined(separator: " "))
+
+// The recording cost alone, on the thread that ends the runs: cancelling live requests.
+let cancels = quick ? 200 : 1000
+var cancelOff: [Double] = []
+var cancelOn: [Double] = []
+for round in 0..<(quick ? 2 : 12) {
+    setRecording(false)
+    let off = cancelCost(cancels, url: hangURL)
+    setRecording(true)
+    let on = cancelCost(cancels, url: hangURL)
+    // The first round warms both up.
+    if round > 0 {
+        cancelOff.append(off)
+        cancelOn.append(on)
+    }
+}
+print(
+    String(
+        format: "  cancel() of a live request (%d per round, thread CPU, medians): %.1f µs off, %.1f µs on: "
+            + "recording %.1f µs per run", cancels, median(cancelOff), median(cancelOn),
+        median(cancelOn) - median(cancelOff)))
 
 // Memory: the same 1,000 runs with the history off, then on; the resident growth is the history's.
 setRecording(false)
