@@ -20,7 +20,7 @@ It fails (exit 1) when a link points at a guide or heading that does not exist, 
 symbol of a module is not listed in the Topics of its landing page, so that every public symbol stays
 grouped. On success it prints one line per product: `product<TAB>catalog<TAB>symbol graph folder`.
 
-Usage: python3 scripts/docc_catalog.py --symbol-graphs DIR --output DIR [--hosting-base PATH]
+Usage: python3 scripts/docc_catalog.py --symbol-graphs DIR [--output DIR]
 """
 import argparse
 import json
@@ -115,12 +115,12 @@ class Guide:
         return self.path.relative_to(ROOT)
 
 
-def site_path(base: str, product: str, target: str, guide: str, anchor: str | None) -> str:
-    """Where a guide's article is in the static site of `product` (for links between products)."""
-    return f"{base}/{product}/documentation/{target.lower()}/{guide}" + (f"#{anchor}" if anchor else "")
+def site_path(target: str, guide: str, anchor: str | None) -> str:
+    """Where the article of a guide of another product is in the merged site (DocC adds the hosting base)."""
+    return f"/documentation/{target.lower()}/{guide}" + (f"#{anchor}" if anchor else "")
 
 
-def convert(source: pathlib.Path, lines, product: str, guides: dict, targets: dict, base: str) -> str:
+def convert(source: pathlib.Path, lines, product: str, guides: dict, targets: dict) -> str:
     """A guide (or a landing page) as DocC Markdown for the catalog of `product`."""
     problems = []
     this = guides.get(source.stem) if source.parent == DOCS else None
@@ -152,7 +152,7 @@ def convert(source: pathlib.Path, lines, product: str, guides: dict, targets: di
         bare = text.strip("`") in (file, target)
         if linked.product != product:
             shown = linked.title if bare else text
-            return f"[{shown}]({site_path(base, linked.product, targets[linked.product], linked.name, anchor)})"
+            return f"[{shown}]({site_path(targets[linked.product], linked.name, anchor)})"
         destination = f"doc:{linked.name}" + (f"#{anchor}" if anchor else "")
         return f"<{destination}>" if bare else f"[{text}]({destination})"
 
@@ -195,13 +195,17 @@ def topics(landing: str) -> set:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--symbol-graphs", required=True, type=pathlib.Path)
-    parser.add_argument("--output", required=True, type=pathlib.Path)
-    parser.add_argument("--hosting-base", default="", help="the path the site folder is served under")
+    parser.add_argument("--output", type=pathlib.Path, help="where the catalogs go; without it, only check"
+                        " that every product's symbol graph is there")
     args = parser.parse_args()
-    base = args.hosting_base.rstrip("/")
 
     products = library_products()
     targets = dict(products)
+    absent = [t for _, t in products if not (args.symbol_graphs / f"{t}.symbols.json").exists()]
+    if absent or args.output is None:
+        for target in absent:
+            print(f"no symbol graph {target}.symbols.json in {args.symbol_graphs}", file=sys.stderr)
+        return 1 if absent else 0
     catalogs = {product: ROOT / "Sources" / target / f"{target}.docc" for product, target in products}
     landings = {
         product: (catalog / f"{targets[product]}.md").read_text() if (catalog / f"{targets[product]}.md").exists() else ""
@@ -233,14 +237,11 @@ def main() -> int:
         pages += [(guide.path, catalog / f"{guide.name}.md") for guide in guides.values() if guide.product == product]
         for source, destination in pages:
             try:
-                text = convert(source, source.read_text().splitlines(), product, guides, targets, base)
+                text = convert(source, source.read_text().splitlines(), product, guides, targets)
                 destination.write_text(text)
             except Failure as failure:
                 failures.append(str(failure))
 
-        if not (graphs / f"{target}.symbols.json").exists():
-            failures.append(f"{product}: no symbol graph {target}.symbols.json in {args.symbol_graphs}")
-            continue
         landing_path = catalogs[product] / f"{target}.md"
         missing = [s for s in top_level_symbols(graphs, target) if s not in topics(landings[product])]
         if missing:
