@@ -50,7 +50,9 @@ class Failure(Exception):
 
 def library_products():
     """(product, target) for every library product of Package.swift, in manifest order."""
-    manifest = json.loads(subprocess.check_output(["swift", "package", "dump-package"], cwd=ROOT))
+    # scripts/docc.sh's scratch folder, so that a build running in .build does not hold this up.
+    command = ["swift", "package", "--scratch-path", str(ROOT / ".build" / "docc"), "dump-package"]
+    manifest = json.loads(subprocess.check_output(command, cwd=ROOT))
     return [
         (product["name"], product["targets"][0])
         for product in manifest["products"]
