@@ -30,8 +30,8 @@ NOT_FOUND = "The page you're looking for can't be found"
 
 
 class Page:
-    def __init__(self, name, path, texts, links):
-        self.name, self.path, self.texts, self.links = name, path, texts, links
+    def __init__(self, name, path, texts, links, aside_links=()):
+        self.name, self.path, self.texts, self.links, self.aside_links = name, path, texts, links, aside_links
 
 
 PAGES = [
@@ -48,34 +48,48 @@ PAGES = [
                 "/documentation/connectionkittesting/testing-server"]),
     Page("symbol", "/documentation/connectionkit/connectionrequest",
          texts=["ConnectionRequest", "class ConnectionRequest", "subclass it once per endpoint"],
-         links=["/documentation/connectionkit/anyconnectionrequest"]),
+         links=["/documentation/connectionkit/anyconnectionrequest"],
+         aside_links=["/documentation/connectionkit/endpoints"]),
 ]
 
 
 class Text(html.parser.HTMLParser):
-    """The visible text of a DOM dump and the targets of its links."""
+    """The visible text and link targets of a DOM dump's <main> (the page, not the navigator beside it),
+    and the link targets inside its asides (a doc comment's `- SeeAlso:` callout)."""
+
+    VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "wbr"}
 
     def __init__(self):
         super().__init__()
-        self.parts, self.links, self.hidden = [], set(), 0
+        self.parts, self.links, self.aside_links = [], set(), set()
+        self.stack = []  # (tag, hidden, in content, in aside) of each open element
 
     def handle_starttag(self, tag, attrs):
-        if tag in ("script", "style", "noscript"):
-            self.hidden += 1
-        elif tag == "a" and (href := dict(attrs).get("href")):
+        if tag in self.VOID:
+            return
+        hidden, content, aside = self.stack[-1][1:] if self.stack else (False, False, False)
+        hidden = hidden or tag in ("script", "style", "noscript")
+        content = content or tag == "main"
+        aside = aside or tag == "aside"
+        self.stack.append((tag, hidden, content, aside))
+        if tag == "a" and content and (href := dict(attrs).get("href")):
             self.links.add(href.split("#")[0].rstrip("/"))
+            if aside:
+                self.aside_links.add(href.split("#")[0].rstrip("/"))
 
     def handle_endtag(self, tag):
-        if tag in ("script", "style", "noscript"):
-            self.hidden -= 1
+        while self.stack:
+            if self.stack.pop()[0] == tag:
+                break
 
     def handle_data(self, data):
-        if not self.hidden:
+        if self.stack and not self.stack[-1][1] and self.stack[-1][2]:
             self.parts.append(data)
 
     @property
     def text(self):
-        return re.sub(r"\s+", " ", " ".join(self.parts))
+        # Adjacent text nodes join without a space: DocC splits long names with <wbr>.
+        return re.sub(r"\s+", " ", "".join(self.parts))
 
 
 def chromium(browser, arguments):
@@ -112,6 +126,7 @@ def main() -> int:
             dom.feed(dump.stdout)
             missing = [text for text in page.texts if text not in dom.text]
             missing += [f"a link to {link}" for link in page.links if link not in dom.links]
+            missing += [f"an aside linking {link}" for link in page.aside_links if link not in dom.aside_links]
             if NOT_FOUND in dom.text:
                 missing.append(f'no "{NOT_FOUND}"')
             if not screenshot.exists():
