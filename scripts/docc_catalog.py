@@ -12,8 +12,9 @@ For each library product of Package.swift (found with `swift package dump-packag
   landing page does (so a new guide is picked up without any edit here);
 - the guide's Markdown links are rewritten for DocC: `[x](errors.md#some-heading)` becomes
   `[x](doc:errors#Some-heading)`, an in-page `[x](#heading)` a `doc:` link to its own section, a link to a
-  guide of another product a link into that product's site, and a link to a file outside docs/ plain text
-  (a DocC site has no such file to point to);
+  guide of another product a link to that article's page in the merged site, and a link to a file outside
+  docs/ plain text (a DocC site has no such file to point to). Landing pages get the same treatment, so
+  they can link guides by their relative path and read well on a code host too;
 - the symbol graphs of the product's module are copied beside the catalog.
 
 It fails (exit 1) when a link points at a guide or heading that does not exist, or when a top-level public
@@ -39,7 +40,10 @@ MAIN_PRODUCT = "ConnectionKit"  # where a guide goes when no landing page claims
 
 FENCE = re.compile(r"^(\s*)(`{3,}|~{3,})(.*)$")
 # A code span (left alone) or an inline link; a code span may sit inside a link's text.
-CODE_OR_LINK = re.compile(r"(?P<code>(`+)[\s\S]*?(?<!`)\2(?!`))|\[(?P<text>(?:[^\[\]]|`[^`]*`)*)\]\((?P<target>[^()\s]+)\)")
+CODE_OR_LINK = re.compile(
+    r"(?P<code>(`+)[\s\S]*?(?<!`)\2(?!`))"
+    r"|\[(?P<text>(?:[^\[\]]|`[^`]*`)*)\]\((?P<target>[^()\s]+)\)"
+)
 DOC_LINK = re.compile(r"<doc:([\w-]+)(?:#[^>]*)?>")
 SYMBOL_LINK = re.compile(r"``([^`]+)``")
 
@@ -209,10 +213,8 @@ def main() -> int:
             print(f"no symbol graph {target}.symbols.json in {args.symbol_graphs}", file=sys.stderr)
         return 1 if absent else 0
     catalogs = {product: ROOT / "Sources" / target / f"{target}.docc" for product, target in products}
-    landings = {
-        product: (catalog / f"{targets[product]}.md").read_text() if (catalog / f"{targets[product]}.md").exists() else ""
-        for product, catalog in catalogs.items()
-    }
+    landing_paths = {product: catalogs[product] / f"{target}.md" for product, target in products}
+    landings = {product: path.read_text() if path.exists() else "" for product, path in landing_paths.items()}
 
     guides = {p.stem: Guide(p) for p in sorted(DOCS.glob("*.md")) if p.name != INDEX}
     for product, landing in landings.items():
@@ -236,7 +238,7 @@ def main() -> int:
                 shutil.copy(graph, graphs / graph.name)
 
         pages = [(page, catalog / page.name) for page in catalogs[product].glob("*.md")]
-        pages += [(guide.path, catalog / f"{guide.name}.md") for guide in guides.values() if guide.product == product]
+        pages += [(g.path, catalog / f"{g.name}.md") for g in guides.values() if g.product == product]
         for source, destination in pages:
             try:
                 text = convert(source, source.read_text().splitlines(), product, guides, targets)
@@ -244,12 +246,11 @@ def main() -> int:
             except Failure as failure:
                 failures.append(str(failure))
 
-        landing_path = catalogs[product] / f"{target}.md"
         missing = [s for s in top_level_symbols(graphs, target) if s not in topics(landings[product])]
         if missing:
             lines = "\n".join(f"- ``{name}``" for name in missing)
             failures.append(
-                f"{landing_path.relative_to(ROOT)}: these public symbols of {target} are in no group of its"
+                f"{landing_paths[product].relative_to(ROOT)}: these public symbols of {target} are in no group of its"
                 f" `## Topics` (add each under the `###` group it belongs to):\n{lines}")
         print(f"{product}\t{catalog}\t{graphs}")
 
