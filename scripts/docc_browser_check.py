@@ -44,12 +44,12 @@ PAGES = [
                 "/documentation/connectionkit/connectionrequest"]),
     Page("article", "/documentation/connectionkit/getting-started",
          texts=["Getting started", "JSONConnectionRequest", "One endpoint, one subclass"],
-         links=["/documentation/connectionkit/endpoints",
+         links=["/documentation/connectionkit/endpoints", "/documentation/connectionkit/connectionerror",
                 "/documentation/connectionkittesting/testing-server"]),
-    Page("symbol", "/documentation/connectionkit/connectionrequest",
-         texts=["ConnectionRequest", "class ConnectionRequest", "subclass it once per endpoint"],
-         links=["/documentation/connectionkit/anyconnectionrequest"],
-         aside_links=["/documentation/connectionkit/endpoints"]),
+    Page("symbol", "/documentation/connectionkit/connectionerror",
+         texts=["struct ConnectionError", "The one error type ConnectionKit produces", "Mentioned in"],
+         links=["/documentation/connectionkit/connectionerror/kind-swift.property"],
+         aside_links=["/documentation/connectionkit/errors"]),
 ]
 
 
