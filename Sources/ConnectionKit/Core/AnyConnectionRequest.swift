@@ -18,6 +18,7 @@ import Foundation
 /// **Exactly one ending.** Every ``start()`` ends exactly once: the completion path or the failure
 /// path, never both, never twice, never none; also under ``cancel()`` racing completion, timeouts,
 /// retries and registry-wide cancels.
+/// - SeeAlso: <doc:endpoints>
 open class AnyConnectionRequest: @unchecked Sendable, CustomDebugStringConvertible {
     // Safe to share across threads: every mutable stored property lives in `storage`, behind its lock;
     // subclasses expose their settings as computed (overridden) properties.

@@ -15,6 +15,7 @@ import Foundation
 /// The response body goes through ``parseCompletionData(_:response:)`` (on a processing queue)
 /// and then ``handleResultObject(_:)`` (on ``AnyConnectionRequest/callbackQueue``), which calls
 /// ``completionHandler``.
+/// - SeeAlso: <doc:endpoints>
 open class ConnectionRequest<Output: Sendable>: AnyConnectionRequest, @unchecked Sendable {
     // Safe: no stored state of its own; the completion handler lives in the base class's locked storage.
 
