@@ -120,12 +120,22 @@ open class AnyConnectionRequest: @unchecked Sendable, CustomDebugStringConvertib
             throw ConnectionError(
                 .invalidRequest(reason: "\(Self.self) has no URL. Override `url` (or `baseURL` and `path`)."))
         }
+        let method = httpMethod.rawValue
+        let headers = requestHeaderFields
+        let overridden = Set(headers.keys.map { $0.lowercased() })
+        // Checked before they reach `URLRequest`, which drops a value holding CR, LF or NUL without a word.
+        let defaults = defaultHeaderFields.filter { !overridden.contains($0.key.lowercased()) }
+        try WireValidation.check(method: method, headerFields: [], hook: "httpMethod")
+        try WireValidation.check(
+            method: nil, headerFields: defaults.map { ($0.key, $0.value) }, hook: "defaultHeaderFields")
+        try WireValidation.check(
+            method: nil, headerFields: headers.map { ($0.key, $0.value) }, hook: "requestHeaderFields")
         var request = URLRequest(url: url)
-        request.httpMethod = httpMethod.rawValue
-        for (name, value) in defaultHeaderFields {
+        request.httpMethod = method
+        for (name, value) in defaults {
             request.setValue(value, forHTTPHeaderField: name)
         }
-        for (name, value) in requestHeaderFields {
+        for (name, value) in headers {
             request.setValue(value, forHTTPHeaderField: name)
         }
         request.httpBody = bodyData
