@@ -60,6 +60,15 @@ import Testing
         }
     }
 
+    @Test(arguments: ["file:///etc/passwd", "ftp://127.0.0.1/x", "data:text/plain,hi"])
+    func aRedirectToAnotherSchemeIsRefused(location: String) async throws {
+        let ending = try await ending(of: .redirect(to: location))
+        guard case .invalidRequest? = ending?.error?.kind else {
+            Issue.record("expected invalidRequest, got \(String(describing: ending))")
+            return
+        }
+    }
+
     // MARK: - JSON of any depth
 
     @Test func aJSONValue100000LevelsDeepPrints() throws {
