@@ -29,7 +29,7 @@ enum WireValidation {
         var problem: String
 
         /// The `invalidRequest` reason.
-        var reason: String { "`\(hook)`: \(field) \(problem). Nothing was sent." }
+        var reason: String { "`\(hook)`: \(field) \(problem); it was not sent." }
 
         var connectionError: ConnectionError { ConnectionError(.invalidRequest(reason: reason)) }
     }
@@ -116,7 +116,7 @@ enum WireValidation {
             problem: "occurs inside the content of \(label), where it would end the part early (forging another)")
     }
 
-    /// What a boundary must not be preceded by `--` anywhere in the content: the start of a delimiter line.
+    /// `--` and the boundary: what no part may contain, since a line starting with it ends the part.
     static func delimiter(for boundary: String) -> String { "--" + boundary }
 
     private static let lineBreakProblem = "contains CR, LF or NUL, which would break the line it is sent on"
@@ -150,15 +150,23 @@ enum WireValidation {
             && bytes.allSatisfy { boundaryCharacters.contains($0) }
     }
 
-    /// `text` for a message: quoted, control characters escaped, cut at 64 characters.
+    private static let lineBreakEscapes: [Unicode.Scalar: String] = ["\r": "\\r", "\n": "\\n", "\0": "\\0"]
+
+    /// `text` for a message: quoted, control characters escaped, cut after the first CR, LF or NUL (what
+    /// follows is what would have been injected) and at 64 characters.
     static func shown(_ text: String) -> String {
+        let total = text.unicodeScalars.count
         var escaped = ""
-        for scalar in text.unicodeScalars.prefix(64) {
+        var count = 0
+        for scalar in text.unicodeScalars {
+            guard count < 64 else { return "`\(escaped)…`" }
+            count += 1
+            if let escape = lineBreakEscapes[scalar] {
+                escaped += escape
+                return count < total ? "`\(escaped)…`" : "`\(escaped)`"
+            }
             switch scalar {
-            case "\r": escaped += "\\r"
-            case "\n": escaped += "\\n"
             case "\t": escaped += "\\t"
-            case "\0": escaped += "\\0"
             case "`": escaped += "\\`"
             default:
                 if scalar.value < 0x20 || scalar.value == 0x7F {
@@ -168,7 +176,7 @@ enum WireValidation {
                 }
             }
         }
-        return "`" + escaped + (text.unicodeScalars.count > 64 ? "…" : "") + "`"
+        return "`\(escaped)`"
     }
 }
 

@@ -49,6 +49,16 @@ import Testing
         #expect(reason == found.reason)
     }
 
+    @Test func whatFollowsALineBreakInANameIsNotEchoed() throws {
+        let found = try #require(violation(headers: [("X-A\r\nAuthorization: Bearer s3cr3t", "v")]))
+        #expect(found.reason.contains("`X-A\\r…`"), "\(found.reason)")
+        #expect(!found.reason.contains("s3cr3t"))
+        let method = try #require(violation(method: "GET /smuggled HTTP/1.1\r\nHost: x\r\n\r\nGET"))
+        #expect(method.reason.contains("`GET /smuggled HTTP/1.1\\r…`"), "\(method.reason)")
+        let long = try #require(violation(method: String(repeating: "(", count: 100)))
+        #expect(long.reason.contains("`" + String(repeating: "(", count: 64) + "…`"), "\(long.reason)")
+    }
+
     @Test func theBoundaryGrammarIsRFC2046() {
         #expect(WireValidation.isBoundary("a"))
         #expect(WireValidation.isBoundary(String(repeating: "b", count: 70)))

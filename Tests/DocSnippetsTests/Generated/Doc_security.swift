@@ -2,23 +2,45 @@
 // edit the document and run `python3 scripts/docsnippets.py`.
 // swift-format-ignore-file
 import ConnectionKit
+import ConnectionKitTesting
 import Foundation
+import Testing
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
 #endif
 
 // MARK: - docs/security.md block 1
-fileprivate final class Comment: ConnectionRequest<Data>, @unchecked Sendable {
+
+fileprivate final class PostComment: ConnectionRequest<Data>, @unchecked Sendable {
     // Safe: immutable after init.
+    let endpoint: URL
     let author: String
-    init(author: String) {
+
+    init(endpoint: URL, author: String) {
+        self.endpoint = endpoint
         self.author = author
         super.init()
     }
-    override var url: URL? { URL(string: "https://api.example.com/comments") }
+
+    override var url: URL? { endpoint }
     override var httpMethod: HTTPMethod { .post }
-    // An author name of "Ann\r\nX-Admin: 1" fails the request with
-    // invalidRequest("`requestHeaderFields`: the value of the header `X-Author` contains CR, LF or NUL, …").
     override var requestHeaderFields: [String: String] { ["X-Author": author] }
+}
+
+@Test fileprivate func anAuthorWithALineBreakIsRefusedBeforeAnythingIsSent() async throws {
+    let server = try TestServer.started()
+    defer { server.stop() }
+    server.route("/comments") { .echo($0) }
+    let request = PostComment(endpoint: server.url("/comments"), author: "Ann\r\nX-Admin: 1")
+    do {
+        _ = try await request.value()
+        Issue.record("the comment was sent")
+    } catch let error as ConnectionError {
+        // "`requestHeaderFields`: the value of the header `X-Author` contains CR, LF or NUL, …"
+        guard case .invalidRequest(let reason) = error.kind else { throw error }
+        #expect(reason.contains("`requestHeaderFields`") && reason.contains("`X-Author`"))
+        #expect(!reason.contains("X-Admin"))
+    }
+    #expect(server.hits("/comments") == 0)
 }
