@@ -13,9 +13,12 @@ let package = Package(
         .target(name: "ConnectionKitTesting"),
         // A child process for the offline queue's crash test (killed with SIGKILL while it enqueues).
         .executableTarget(name: "OfflineQueueCrashHelper", dependencies: ["ConnectionKit"]),
+        // A second process for the tests: concurrent credential-file writers, a process environment of its own.
+        .executableTarget(
+            name: "ChildProcessHelper", dependencies: ["ConnectionKit"], path: "Tests/ChildProcessHelper"),
         .testTarget(
             name: "ConnectionKitTests",
-            dependencies: ["ConnectionKit", "ConnectionKitTesting", "OfflineQueueCrashHelper"]),
+            dependencies: ["ConnectionKit", "ConnectionKitTesting", "OfflineQueueCrashHelper", "ChildProcessHelper"]),
         .testTarget(name: "ConnectionKitTestingTests", dependencies: ["ConnectionKitTesting"]),
         .testTarget(
             name: "DocSnippetsTests", dependencies: ["ConnectionKit", "ConnectionKitTesting"],
