@@ -20,6 +20,12 @@ let package = Package(
             name: "ConnectionKitTests",
             dependencies: ["ConnectionKit", "ConnectionKitTesting", "OfflineQueueCrashHelper", "ChildProcessHelper"]),
         .testTarget(name: "ConnectionKitTestingTests", dependencies: ["ConnectionKitTesting"]),
+        // The README's and the guides' endpoints as a user writes them, in a module of their own; warnings are
+        // errors here even in a plain `swift build --build-tests` (unsafeFlags are allowed in a root package's
+        // test target, and a package that depends on ConnectionKit never builds it).
+        .testTarget(
+            name: "UserCodeTests", dependencies: ["ConnectionKit", "ConnectionKitTesting"],
+            swiftSettings: [.unsafeFlags(["-warnings-as-errors"])]),
         .testTarget(
             name: "DocSnippetsTests", dependencies: ["ConnectionKit", "ConnectionKitTesting"],
             path: "Tests/DocSnippetsTests"),
