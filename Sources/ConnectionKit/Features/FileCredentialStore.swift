@@ -59,6 +59,8 @@ public final class FileCredentialStore: CredentialStore {
     /// Removes the credential for `account`, rewriting the file atomically under the store's lock; a missing
     /// one is not an error.
     public func deleteCredential(for account: String) throws {
+        // Without a file there is nothing to delete, and no reason to create the folder and the lock file.
+        guard FileManager.default.fileExists(atPath: fileURL.path) else { return }
         try modify { all in all.removeValue(forKey: account) != nil }
     }
 
@@ -68,23 +70,26 @@ public final class FileCredentialStore: CredentialStore {
     /// of its lock file. `change` returns whether anything changed; when not, nothing is written.
     private func modify(_ change: (inout [String: String]) -> Bool) throws {
         try createFolder()
-        try Self.processLock(for: fileURL).withLock { _ in
-            let descriptor = try lockFile()
-            defer { close(descriptor) }
-            var all = try readAll()
-            if change(&all) { try writeAll(all) }
-        }
+        let processLock = Self.processLock(for: fileURL)
+        processLock.lock()
+        defer { processLock.unlock() }
+        let descriptor = try lockFile()
+        defer { close(descriptor) }
+        var all = try readAll()
+        if change(&all) { try writeAll(all) }
     }
 
     /// One lock per credential file in this process, shared by every instance on that file. Entries are never
     /// removed: an app has a handful of credential files, and a removed lock could be replaced while in use.
-    private static let processLocks = Locked([String: Locked<Void>]())
+    /// A bare `NSLock` rather than a `Locked<Void>`: it guards the file, not a value, and ThreadSanitizer reported
+    /// an access race inside `Locked<Void>.withLock` (on its zero-sized value) under concurrent writers.
+    private static let processLocks = Locked([String: NSLock]())
 
-    private static func processLock(for fileURL: URL) -> Locked<Void> {
+    private static func processLock(for fileURL: URL) -> NSLock {
         let key = fileURL.standardizedFileURL.path
         return processLocks.withLock { locks in
             if let lock = locks[key] { return lock }
-            let lock = Locked(())
+            let lock = NSLock()
             locks[key] = lock
             return lock
         }

@@ -106,6 +106,13 @@ struct CredentialStoreTests {
         #expect(stored == Dictionary(uniqueKeysWithValues: (0..<50).map { ("write-\($0)", "new-\($0)") }))
     }
 
+    @Test func deletingFromAStoreThatWasNeverWrittenCreatesNothing() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try FileCredentialStore(fileURL: folder.appendingPathComponent("credentials.json")).deleteCredential(for: "api")
+        #expect(!FileManager.default.fileExists(atPath: folder.path))
+    }
+
     @Test func aLockFileThatIsASymbolicLinkIsNotFollowed() throws {
         let folder = temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
