@@ -1,0 +1,179 @@
+import ConnectionKit
+import Foundation
+import Testing
+
+/// Records every ending (completion or failure call) of the requests it tracks: the one recorder of
+/// endings in these tests.
+///
+/// "Exactly once" cannot be seen at one instant: a second ending may come from a timer or a late
+/// transfer event a few milliseconds after the first. So every check here waits for the expected
+/// endings, drains the callback queues, then watches for a further ending for `settle` seconds
+/// (longer than the longest timer the scenario leaves armed), drains again, and only then counts,
+/// recording an issue for any request that did not end exactly as often as it was tracked.
+final class EndingRecorder: @unchecked Sendable {
+    // Safe: every stored var is only touched while `condition` is locked; the rest is immutable.
+    private struct Entry {
+        var expected = 0
+        var results: [Result<any Sendable, any Error>] = []
+        var dates: [Date] = []
+    }
+
+    private let condition = NSCondition()
+    private var entries: [ObjectIdentifier: Entry] = [:]
+    private var order: [ObjectIdentifier] = []
+    private var queues: [ObjectIdentifier: DispatchQueue] = [:]
+    private var endingCount = 0
+
+    /// How long a check watches for late endings after the expected ones arrived.
+    let settle: TimeInterval
+
+    /// The window when the scenario arms no timer of its own: longer than a loaded machine takes to
+    /// deliver an ending that was already on its way.
+    static let defaultSettle: TimeInterval = 0.3
+
+    init(settle: TimeInterval = EndingRecorder.defaultSettle) {
+        self.settle = settle
+    }
+
+    /// Installs handlers on `request` that record its endings, on `queue` if given (otherwise on the
+    /// request's own callback queue, which the checks then drain). Each call expects one more ending.
+    /// `onFirstEnding` runs after the first ending of this request was recorded (e.g. to start another).
+    func track<Output>(
+        _ request: ConnectionRequest<Output>, queue: DispatchQueue? = nil,
+        onFirstEnding: (@Sendable () -> Void)? = nil
+    ) {
+        if let queue { request.callbackQueue = queue }
+        let callbackQueue = request.callbackQueue
+        let id = ObjectIdentifier(request)
+        condition.withLock {
+            if entries[id] == nil { order.append(id) }
+            entries[id, default: Entry()].expected += 1
+            queues[ObjectIdentifier(callbackQueue)] = callbackQueue
+        }
+        request.completionHandler = { [self] output in record(id, .success(output), onFirstEnding) }
+        request.failureHandler = { [self] error in record(id, .failure(error), onFirstEnding) }
+    }
+
+    private func record(
+        _ id: ObjectIdentifier, _ result: Result<any Sendable, any Error>, _ onFirstEnding: (@Sendable () -> Void)?
+    ) {
+        let first: Bool = condition.withLock {
+            entries[id, default: Entry()].results.append(result)
+            entries[id, default: Entry()].dates.append(Date())
+            endingCount += 1
+            condition.broadcast()
+            return entries[id]?.results.count == 1
+        }
+        if first { onFirstEnding?() }
+    }
+
+    // MARK: - Checks
+
+    /// Blocks until every tracked request ended as often as it was tracked (recording an issue after
+    /// `seconds`), then settles and checks that none ended more often. Returns whether all ended.
+    @discardableResult
+    func wait(seconds: TimeInterval = 30, sourceLocation: SourceLocation = #_sourceLocation) -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        let arrived: Bool = condition.withLock {
+            while !allExpectedArrived {
+                guard condition.wait(until: deadline) else { return allExpectedArrived }
+            }
+            return true
+        }
+        if !arrived {
+            let missing = condition.withLock { entries.values.filter { $0.results.count < $0.expected }.count }
+            Issue.record(
+                "\(missing) request(s) did not end within \(seconds) s", sourceLocation: sourceLocation)
+        }
+        settleAndCheck(sourceLocation: sourceLocation)
+        return arrived
+    }
+
+    /// ``wait(seconds:sourceLocation:)`` for async tests: blocks a Dispatch thread, not one of Swift's
+    /// cooperative pool (which the requests' own async work may need).
+    @discardableResult
+    func ended(within seconds: TimeInterval = 30, sourceLocation: SourceLocation = #_sourceLocation) async -> Bool {
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(returning: self.wait(seconds: seconds, sourceLocation: sourceLocation))
+            }
+        }
+    }
+
+    private var allExpectedArrived: Bool { entries.values.allSatisfy { $0.results.count >= $0.expected } }
+
+    /// Drains the callback queues, watches for a further ending for `settle` seconds, drains again,
+    /// and records an issue for every request that ended more often than it was tracked.
+    private func settleAndCheck(sourceLocation: SourceLocation) {
+        drainQueues()
+        let deadline = Date().addingTimeInterval(settle)
+        condition.withLock {
+            let seen = endingCount
+            // Returns early when a further ending arrives: that is already the failure.
+            while endingCount == seen, condition.wait(until: deadline) {}
+        }
+        drainQueues()
+        let extra: [(index: Int, expected: Int, count: Int)] = condition.withLock {
+            order.enumerated().compactMap { index, id in
+                guard let entry = entries[id], entry.results.count > entry.expected else { return nil }
+                return (index, entry.expected, entry.results.count)
+            }
+        }
+        for request in extra {
+            Issue.record(
+                "request #\(request.index) ended \(request.count) times, expected \(request.expected)",
+                sourceLocation: sourceLocation)
+        }
+    }
+
+    /// Returns once every block queued on the callback queues before the call has run (a barrier also
+    /// waits out a concurrent queue's blocks).
+    private func drainQueues() {
+        let all = condition.withLock { Array(queues.values) }
+        for queue in all { queue.sync(flags: .barrier) {} }
+    }
+
+    // MARK: - What was recorded
+
+    /// How many endings `request` had so far.
+    func count(_ request: AnyObject) -> Int {
+        condition.withLock { entries[ObjectIdentifier(request)]?.results.count ?? 0 }
+    }
+
+    /// The ending counts of every tracked request, in the order they were first tracked.
+    var allCounts: [Int] { condition.withLock { order.map { entries[$0]?.results.count ?? 0 } } }
+
+    /// The first ending of every tracked request that ended, in the order they were first tracked.
+    var firstResults: [Result<any Sendable, any Error>] {
+        condition.withLock { order.compactMap { entries[$0]?.results.first } }
+    }
+
+    /// The endings of `request`, in order.
+    func results(_ request: AnyObject) -> [Result<any Sendable, any Error>] {
+        condition.withLock { entries[ObjectIdentifier(request)]?.results ?? [] }
+    }
+
+    /// When each ending of `request` was recorded.
+    func dates(_ request: AnyObject) -> [Date] {
+        condition.withLock { entries[ObjectIdentifier(request)]?.dates ?? [] }
+    }
+
+    /// The first ending's error, if it was a failure.
+    func error(_ request: AnyObject) -> (any Error)? {
+        guard case .failure(let error)? = results(request).first else { return nil }
+        return error
+    }
+
+    /// The first ending of `request`, typed.
+    func first<Output>(of request: ConnectionRequest<Output>) -> Result<Output, any Error>? {
+        switch results(request).first {
+        case .success(let output)?:
+            guard let output = output as? Output else { return .failure(UnexpectedOutcome()) }
+            return .success(output)
+        case .failure(let error)?:
+            return .failure(error)
+        case nil:
+            return nil
+        }
+    }
+}
