@@ -13,14 +13,19 @@ import Testing
 final class EndingRecorder: @unchecked Sendable {
     // Safe: every stored var is only touched while `condition` is locked; the rest is immutable.
     private struct Entry {
+        /// Weak: a test may rely on the registry alone keeping a request alive.
+        weak var request: AnyObject?
         var expected = 0
         var results: [Result<any Sendable, any Error>] = []
         var dates: [Date] = []
     }
 
     private let condition = NSCondition()
-    private var entries: [ObjectIdentifier: Entry] = [:]
-    private var order: [ObjectIdentifier] = []
+    /// By tracking order. Not keyed by object: an ended request that nobody keeps is freed, and the next
+    /// one may get its address.
+    private var entries: [Entry] = []
+    /// The entry of each live tracked request.
+    private var entryIndex: [ObjectIdentifier: Int] = [:]
     private var queues: [ObjectIdentifier: DispatchQueue] = [:]
     private var endingCount = 0
 
@@ -44,27 +49,44 @@ final class EndingRecorder: @unchecked Sendable {
     ) {
         if let queue { request.callbackQueue = queue }
         let callbackQueue = request.callbackQueue
-        let id = ObjectIdentifier(request)
-        condition.withLock {
-            if entries[id] == nil { order.append(id) }
-            entries[id, default: Entry()].expected += 1
+        let index: Int = condition.withLock {
+            let index: Int
+            if let known = entryIndex[ObjectIdentifier(request)], entries[known].request === request {
+                index = known
+            } else {
+                index = entries.count
+                entries.append(Entry(request: request))
+                entryIndex[ObjectIdentifier(request)] = index
+            }
+            entries[index].expected += 1
             queues[ObjectIdentifier(callbackQueue)] = callbackQueue
+            return index
         }
-        request.completionHandler = { [self] output in record(id, .success(output), onFirstEnding) }
-        request.failureHandler = { [self] error in record(id, .failure(error), onFirstEnding) }
+        request.completionHandler = { [self] output in record(index, .success(output), onFirstEnding) }
+        request.failureHandler = { [self] error in record(index, .failure(error), onFirstEnding) }
     }
 
     private func record(
-        _ id: ObjectIdentifier, _ result: Result<any Sendable, any Error>, _ onFirstEnding: (@Sendable () -> Void)?
+        _ index: Int, _ result: Result<any Sendable, any Error>, _ onFirstEnding: (@Sendable () -> Void)?
     ) {
         let first: Bool = condition.withLock {
-            entries[id, default: Entry()].results.append(result)
-            entries[id, default: Entry()].dates.append(Date())
+            entries[index].results.append(result)
+            entries[index].dates.append(Date())
             endingCount += 1
             condition.broadcast()
-            return entries[id]?.results.count == 1
+            return entries[index].results.count == 1
         }
         if first { onFirstEnding?() }
+    }
+
+    /// The entry of `request` (which the caller keeps alive), if it was tracked.
+    private func entry(_ request: AnyObject) -> Entry? {
+        condition.withLock {
+            guard let index = entryIndex[ObjectIdentifier(request)], entries[index].request === request else {
+                return nil
+            }
+            return entries[index]
+        }
     }
 
     // MARK: - Checks
@@ -81,7 +103,7 @@ final class EndingRecorder: @unchecked Sendable {
             return true
         }
         if !arrived {
-            let missing = condition.withLock { entries.values.filter { $0.results.count < $0.expected }.count }
+            let missing = condition.withLock { entries.filter { $0.results.count < $0.expected }.count }
             Issue.record(
                 "\(missing) request(s) did not end within \(seconds) s", sourceLocation: sourceLocation)
         }
@@ -100,7 +122,7 @@ final class EndingRecorder: @unchecked Sendable {
         }
     }
 
-    private var allExpectedArrived: Bool { entries.values.allSatisfy { $0.results.count >= $0.expected } }
+    private var allExpectedArrived: Bool { entries.allSatisfy { $0.results.count >= $0.expected } }
 
     /// Drains the callback queues, watches for a further ending for `settle` seconds, drains again,
     /// and records an issue for every request that ended more often than it was tracked.
@@ -114,8 +136,8 @@ final class EndingRecorder: @unchecked Sendable {
         }
         drainQueues()
         let extra: [(index: Int, expected: Int, count: Int)] = condition.withLock {
-            order.enumerated().compactMap { index, id in
-                guard let entry = entries[id], entry.results.count > entry.expected else { return nil }
+            entries.enumerated().compactMap { index, entry in
+                guard entry.results.count > entry.expected else { return nil }
                 return (index, entry.expected, entry.results.count)
             }
         }
@@ -136,27 +158,19 @@ final class EndingRecorder: @unchecked Sendable {
     // MARK: - What was recorded
 
     /// How many endings `request` had so far.
-    func count(_ request: AnyObject) -> Int {
-        condition.withLock { entries[ObjectIdentifier(request)]?.results.count ?? 0 }
-    }
+    func count(_ request: AnyObject) -> Int { entry(request)?.results.count ?? 0 }
 
     /// The ending counts of every tracked request, in the order they were first tracked.
-    var allCounts: [Int] { condition.withLock { order.map { entries[$0]?.results.count ?? 0 } } }
+    var allCounts: [Int] { condition.withLock { entries.map(\.results.count) } }
 
     /// The first ending of every tracked request that ended, in the order they were first tracked.
-    var firstResults: [Result<any Sendable, any Error>] {
-        condition.withLock { order.compactMap { entries[$0]?.results.first } }
-    }
+    var firstResults: [Result<any Sendable, any Error>] { condition.withLock { entries.compactMap(\.results.first) } }
 
     /// The endings of `request`, in order.
-    func results(_ request: AnyObject) -> [Result<any Sendable, any Error>] {
-        condition.withLock { entries[ObjectIdentifier(request)]?.results ?? [] }
-    }
+    func results(_ request: AnyObject) -> [Result<any Sendable, any Error>] { entry(request)?.results ?? [] }
 
     /// When each ending of `request` was recorded.
-    func dates(_ request: AnyObject) -> [Date] {
-        condition.withLock { entries[ObjectIdentifier(request)]?.dates ?? [] }
-    }
+    func dates(_ request: AnyObject) -> [Date] { entry(request)?.dates ?? [] }
 
     /// The first ending's error, if it was a failure.
     func error(_ request: AnyObject) -> (any Error)? {
