@@ -95,6 +95,29 @@ final class EndingRecorder: @unchecked Sendable {
     /// `seconds`), then settles and checks that none ended more often. Returns whether all ended.
     @discardableResult
     func wait(seconds: TimeInterval = 30, sourceLocation: SourceLocation = #_sourceLocation) -> Bool {
+        let (arrived, problems) = waitAndCheck(seconds: seconds)
+        for problem in problems { Issue.record(Comment(rawValue: problem), sourceLocation: sourceLocation) }
+        return arrived
+    }
+
+    /// ``wait(seconds:sourceLocation:)`` for async tests: blocks a Dispatch thread, not one of Swift's
+    /// cooperative pool (which the requests' own async work may need), and records the issues here, in
+    /// the test's task (an issue recorded on another thread belongs to no test).
+    @discardableResult
+    func ended(within seconds: TimeInterval = 30, sourceLocation: SourceLocation = #_sourceLocation) async -> Bool {
+        let (arrived, problems) = await withCheckedContinuation { continuation in
+            DispatchQueue.global().async { continuation.resume(returning: self.waitAndCheck(seconds: seconds)) }
+        }
+        for problem in problems { Issue.record(Comment(rawValue: problem), sourceLocation: sourceLocation) }
+        return arrived
+    }
+
+    private var allExpectedArrived: Bool { entries.allSatisfy { $0.results.count >= $0.expected } }
+
+    /// Waits for the expected endings, drains the callback queues, watches for a further ending for
+    /// `settle` seconds, drains again, and returns whether all arrived and what went wrong.
+    private func waitAndCheck(seconds: TimeInterval) -> (arrived: Bool, problems: [String]) {
+        var problems: [String] = []
         let deadline = Date().addingTimeInterval(seconds)
         let arrived: Bool = condition.withLock {
             while !allExpectedArrived {
@@ -104,48 +127,27 @@ final class EndingRecorder: @unchecked Sendable {
         }
         if !arrived {
             let missing = condition.withLock { entries.filter { $0.results.count < $0.expected }.count }
-            Issue.record(
-                "\(missing) request(s) did not end within \(seconds) s", sourceLocation: sourceLocation)
+            problems.append("\(missing) request(s) did not end within \(seconds) s")
         }
-        settleAndCheck(sourceLocation: sourceLocation)
-        return arrived
-    }
-
-    /// ``wait(seconds:sourceLocation:)`` for async tests: blocks a Dispatch thread, not one of Swift's
-    /// cooperative pool (which the requests' own async work may need).
-    @discardableResult
-    func ended(within seconds: TimeInterval = 30, sourceLocation: SourceLocation = #_sourceLocation) async -> Bool {
-        await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
-                continuation.resume(returning: self.wait(seconds: seconds, sourceLocation: sourceLocation))
-            }
-        }
-    }
-
-    private var allExpectedArrived: Bool { entries.allSatisfy { $0.results.count >= $0.expected } }
-
-    /// Drains the callback queues, watches for a further ending for `settle` seconds, drains again,
-    /// and records an issue for every request that ended more often than it was tracked.
-    private func settleAndCheck(sourceLocation: SourceLocation) {
         drainQueues()
-        let deadline = Date().addingTimeInterval(settle)
+        let settleDeadline = Date().addingTimeInterval(settle)
         condition.withLock {
             let seen = endingCount
             // Returns early when a further ending arrives: that is already the failure.
-            while endingCount == seen, condition.wait(until: deadline) {}
+            while endingCount == seen, condition.wait(until: settleDeadline) {}
         }
         drainQueues()
-        let extra: [(index: Int, expected: Int, count: Int)] = condition.withLock {
+        let extra: [String] = condition.withLock {
             entries.enumerated().compactMap { index, entry in
                 guard entry.results.count > entry.expected else { return nil }
-                return (index, entry.expected, entry.results.count)
+                return "#\(index) ended \(entry.results.count) times (expected \(entry.expected))"
             }
         }
-        for request in extra {
-            Issue.record(
-                "request #\(request.index) ended \(request.count) times, expected \(request.expected)",
-                sourceLocation: sourceLocation)
+        if !extra.isEmpty {
+            problems.append(
+                "\(extra.count) request(s) ended more often than started: \(extra.prefix(5).joined(separator: ", "))")
         }
+        return (arrived, problems)
     }
 
     /// Returns once every block queued on the callback queues before the call has run (a barrier also
