@@ -19,7 +19,7 @@ final class DrainWrite: ConnectionRequest<Data>, @unchecked Sendable {
     override var authorization: Authorization? { .bearer("crash-secret-token") }
 }
 
-@Suite("OfflineQueue crash safety", .exclusive)
+@Suite("OfflineQueue crash safety", .exclusive, .timeLimit(.minutes(20)))
 struct OfflineQueueCrashTests {
     static let writes = 1000
 

@@ -21,10 +21,11 @@ import Testing
             Issue.record("could not run /bin/sh: \(error)")
             return nil
         }
-        // Read on another thread: a curl that hangs must fail the test, not block it on the pipe.
+        // Read on a thread of its own: a curl that hangs must fail the test, not block it on the pipe (nor
+        // hold a Dispatch worker, which libdispatch on Linux does not replace while it blocks).
         let data = ConnectionKitTests.Locked<Data?>(nil)
         let read = DispatchSemaphore(value: 0)
-        DispatchQueue.global().async {
+        Thread.detachNewThread {
             let bytes = output.fileHandleForReading.readDataToEndOfFile()
             data.withLock { $0 = bytes }
             read.signal()

@@ -100,13 +100,14 @@ final class EndingRecorder: @unchecked Sendable {
         return arrived
     }
 
-    /// ``wait(seconds:sourceLocation:)`` for async tests: blocks a Dispatch thread, not one of Swift's
-    /// cooperative pool (which the requests' own async work may need), and records the issues here, in
-    /// the test's task (an issue recorded on another thread belongs to no test).
+    /// ``wait(seconds:sourceLocation:)`` for async tests, and records the issues here, in the test's task
+    /// (an issue recorded on another thread belongs to no test). The wait blocks a thread of its own: not
+    /// one of Swift's cooperative pool, nor a Dispatch worker (on Linux libdispatch does not see a blocked
+    /// worker, so a few such waits starve the callback queues they wait for).
     @discardableResult
     func ended(within seconds: TimeInterval = 30, sourceLocation: SourceLocation = #_sourceLocation) async -> Bool {
         let (arrived, problems) = await withCheckedContinuation { continuation in
-            DispatchQueue.global().async { continuation.resume(returning: self.waitAndCheck(seconds: seconds)) }
+            Thread.detachNewThread { continuation.resume(returning: self.waitAndCheck(seconds: seconds)) }
         }
         for problem in problems { Issue.record(Comment(rawValue: problem), sourceLocation: sourceLocation) }
         return arrived
