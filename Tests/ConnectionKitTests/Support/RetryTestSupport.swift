@@ -89,12 +89,11 @@ func settleWindow(for request: RetryingRequest) -> TimeInterval {
 
 /// ``settleWindow(for:)`` for a request with this policy and idle timeout.
 func settleWindow(policy: RetryPolicy, timeout: TimeInterval) -> TimeInterval {
-    let longestBackoff =
-        policy.maximumAttempts > 1
-        ? min(
-            policy.maximumBackoff, policy.initialBackoff * pow(policy.backoffMultiplier, Double(policy.maximumAttempts))
-        )
-            * (1 + policy.jitter) : 0
+    var longestBackoff = 0.0
+    if policy.maximumAttempts > 1 {
+        let growth = pow(policy.backoffMultiplier, Double(policy.maximumAttempts))
+        longestBackoff = min(policy.maximumBackoff, policy.initialBackoff * growth) * (1 + policy.jitter)
+    }
     let timers = [longestBackoff, policy.deadline ?? 0, timeout].filter { $0.isFinite && $0 < 2 }
     return max(EndingRecorder.defaultSettle, (timers.max() ?? 0) + 0.2)
 }
