@@ -21,8 +21,9 @@ public final class FileCredentialStore: CredentialStore {
     /// The file holding the credentials.
     public let fileURL: URL
 
-    /// Serialises read-modify-write cycles within the process.
-    private let lock = Locked(())
+    /// Serialises read-modify-write cycles within the process. A plain lock, as it guards no value: a
+    /// `Locked<Void>` puts its empty value at its lock's address, which ThreadSanitizer reports as a race.
+    private let lock = NSLock()
 
     /// Creates a store kept in `fileURL`. Nothing is read or written until the first call.
     public init(fileURL: URL) {
@@ -31,12 +32,12 @@ public final class FileCredentialStore: CredentialStore {
 
     /// The credential stored for `account`, or `nil` (also when the file does not exist yet).
     public func credential(for account: String) throws -> String? {
-        try lock.withLock { _ in try readAll()[account] }
+        try serialised { try readAll()[account] }
     }
 
     /// Stores `credential` for `account`, rewriting the file atomically with permissions 0600.
     public func setCredential(_ credential: String, for account: String) throws {
-        try lock.withLock { _ in
+        try serialised {
             var all = try readAll()
             all[account] = credential
             try writeAll(all)
@@ -45,11 +46,17 @@ public final class FileCredentialStore: CredentialStore {
 
     /// Removes the credential for `account`, rewriting the file atomically; a missing one is not an error.
     public func deleteCredential(for account: String) throws {
-        try lock.withLock { _ in
+        try serialised {
             var all = try readAll()
             guard all.removeValue(forKey: account) != nil else { return }
             try writeAll(all)
         }
+    }
+
+    private func serialised<Result>(_ body: () throws -> Result) rethrows -> Result {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body()
     }
 
     // MARK: - File
