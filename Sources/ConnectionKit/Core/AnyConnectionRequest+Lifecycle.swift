@@ -48,8 +48,9 @@ extension AnyConnectionRequest {
         start(waiter: nil)
     }
 
-    /// Starts a run, or joins the one in progress; `waiter` (if any) gets that run's ending.
-    func start(waiter: (@Sendable (Result<any Sendable, any Error>) -> Void)?) {
+    /// Starts a run, or joins the one in progress; `waiter` (if any) gets that run's ending. With
+    /// `alreadyCancelled`, a new run ends cancelled before its first attempt, so nothing is sent.
+    func start(waiter: (@Sendable (Result<any Sendable, any Error>) -> Void)?, alreadyCancelled: Bool = false) {
         let debugOutput = DebugOutput.isEnabled(for: self)
         let started: (run: UInt64, queue: DispatchQueue)? = storage.withLock { state in
             guard state.phase != .running else {
@@ -80,6 +81,11 @@ extension AnyConnectionRequest {
             return (state.run, state.callbackQueue)
         }
         guard let started else { return }
+        guard !alreadyCancelled else {
+            ConnectionRegistry.shared.emit(.started, for: self)
+            finish(run: started.run, outcome: .cancelled)
+            return
+        }
         if let deadline = retryPolicy.deadline {
             armDeadline(run: started.run, after: deadline)
         }
