@@ -14,6 +14,7 @@ import Foundation
 /// defer { server.stop() }
 /// server.route("GET", "/hello") { _ in .text("hi") }
 /// ```
+/// - SeeAlso: <doc:testing-server>
 public final class TestServer: Sendable {
     // MARK: - Storage
 

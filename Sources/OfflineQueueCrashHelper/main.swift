@@ -1,6 +1,7 @@
 // Used by OfflineQueueCrashTests, which kills it with SIGKILL: it either enqueues writes against a server that
 // is down, printing each acknowledged write the moment `enqueue` returns, or drains a queue, printing each
-// delivered write.
+// delivered write. Either way it prints `READY` once the queue is open, so that the test kills it only
+// after that.
 //
 // Usage: OfflineQueueCrashHelper enqueue <queue directory> <server base URL> <count>
 //        OfflineQueueCrashHelper drain <queue directory>
@@ -50,6 +51,7 @@ func enqueueWrites(directory: String, base: URL, count: Int) {
     } catch {
         fail("cannot open the queue: \(error)")
     }
+    FileHandle.standardOutput.write(Data("READY\n".utf8))
     for index in 0..<count {
         do {
             let operation = try queue.enqueue(CrashWrite(base: base, index: index))
@@ -77,6 +79,7 @@ func drainWrites(directory: String) -> Never {
     queue.deliveredHandler = { operation, _ in
         FileHandle.standardOutput.write(Data("DELIVERED \(operation.idempotencyKey)\n".utf8))
     }
+    FileHandle.standardOutput.write(Data("READY\n".utf8))
     queue.register(CrashWrite.self) { CrashWrite(base: URL(fileURLWithPath: "/"), index: -1) }
     dispatchMain()
 }

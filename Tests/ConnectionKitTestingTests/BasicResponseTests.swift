@@ -6,7 +6,7 @@ import Testing
     import FoundationNetworking
 #endif
 
-@Suite struct BasicResponseTests {
+@Suite(.timeLimit(.minutes(2))) struct BasicResponseTests {
     @Test func statusHeadersAndBodyArrive() async throws {
         let server = try TestServer.started()
         defer { server.stop() }

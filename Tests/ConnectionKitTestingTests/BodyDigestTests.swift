@@ -2,7 +2,7 @@ import ConnectionKitTesting
 import Foundation
 import Testing
 
-@Suite struct BodyDigestTests {
+@Suite(.timeLimit(.minutes(2))) struct BodyDigestTests {
     private func expectedDigest(_ pieces: [String]) -> TestBodyDigest {
         var digest = TestBodyDigest()
         for piece in pieces { digest.update(Data(piece.utf8)) }

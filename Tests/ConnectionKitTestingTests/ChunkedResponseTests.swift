@@ -2,7 +2,7 @@ import ConnectionKitTesting
 import Foundation
 import Testing
 
-@Suite struct ChunkedResponseTests {
+@Suite(.timeLimit(.minutes(2))) struct ChunkedResponseTests {
     @Test func chunkedBodyArrivesThroughURLSession() async throws {
         let server = try TestServer.started()
         defer { server.stop() }

@@ -6,7 +6,7 @@ import Testing
     import FoundationNetworking
 #endif
 
-@Suite struct EchoTests {
+@Suite(.timeLimit(.minutes(2))) struct EchoTests {
     @Test func echoRoundTripsMethodPathQueryHeadersAndBody() async throws {
         let server = try TestServer.started()
         defer { server.stop() }

@@ -6,7 +6,7 @@ import Testing
     import FoundationNetworking
 #endif
 
-@Suite struct FaultTests {
+@Suite(.timeLimit(.minutes(2))) struct FaultTests {
     private static let hundredBytes = Data(repeating: 0x61, count: 100)
 
     private func serve(_ response: TestResponse) throws -> (TestServer, RawHTTPClient) {

@@ -2,7 +2,7 @@ import ConnectionKitTesting
 import Foundation
 import Testing
 
-@Suite struct GeneratedBodyTests {
+@Suite(.timeLimit(.minutes(2))) struct GeneratedBodyTests {
     @Test func generatedBodyMatchesGeneratedBytes() async throws {
         let server = try TestServer.started()
         defer { server.stop() }

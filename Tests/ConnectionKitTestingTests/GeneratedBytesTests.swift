@@ -2,7 +2,7 @@ import ConnectionKitTesting
 import Foundation
 import Testing
 
-@Suite struct GeneratedBytesTests {
+@Suite(.timeLimit(.minutes(2))) struct GeneratedBytesTests {
     @Test func generatedBytesAreDeterministicAndSeeded() {
         let first = TestBody.generatedBytes(length: 1_000, seed: 7)
         #expect(first.count == 1_000)

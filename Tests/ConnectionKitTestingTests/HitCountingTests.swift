@@ -2,7 +2,7 @@ import ConnectionKitTesting
 import Foundation
 import Testing
 
-@Suite struct HitCountingTests {
+@Suite(.timeLimit(.minutes(2))) struct HitCountingTests {
     @Test func hitsCountEveryRequestForThePathAndReset() async throws {
         let server = try TestServer.started()
         defer { server.stop() }

@@ -2,7 +2,7 @@ import ConnectionKitTesting
 import Foundation
 import Testing
 
-@Suite struct KeepAliveTests {
+@Suite(.timeLimit(.minutes(2))) struct KeepAliveTests {
     @Test func twoRequestsShareOneConnection() throws {
         let server = try TestServer.started()
         defer { server.stop() }

@@ -2,7 +2,7 @@ import ConnectionKitTesting
 import Foundation
 import Testing
 
-@Suite struct LifecycleTests {
+@Suite(.timeLimit(.minutes(2))) struct LifecycleTests {
     @Test func stopReturnsQuicklyWithStalledConnections() throws {
         let server = try TestServer.started()
         server.route("/stall") { _ in TestResponse(fault: .neverFinishHeaders) }

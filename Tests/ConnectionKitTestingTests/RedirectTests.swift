@@ -2,7 +2,7 @@ import ConnectionKitTesting
 import Foundation
 import Testing
 
-@Suite struct RedirectTests {
+@Suite(.timeLimit(.minutes(2))) struct RedirectTests {
     @Test func urlSessionFollowsTheRedirect() async throws {
         let server = try TestServer.started()
         defer { server.stop() }

@@ -2,7 +2,7 @@ import ConnectionKitTesting
 import Foundation
 import Testing
 
-@Suite struct TimingTests {
+@Suite(.timeLimit(.minutes(2))) struct TimingTests {
     @Test func delayBeforeHeadersIsHonoured() async throws {
         let server = try TestServer.started()
         defer { server.stop() }

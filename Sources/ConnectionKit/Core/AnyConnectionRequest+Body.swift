@@ -7,10 +7,16 @@ import Foundation
 extension AnyConnectionRequest {
     // MARK: - Request body
 
-    /// Applies ``requestBody``: the query, or the body and its `Content-Type` (unless one is set).
+    /// Applies ``requestBody``: the query, or the body and its `Content-Type` (unless one is set), after
+    /// checking what it puts on the wire (the content type, a multipart form's boundary and part headers).
     func applyRequestBody(to request: inout URLRequest) throws {
         guard let body = requestBody else { return }
         var contentType = body.contentType
+        var form: MultipartForm?
+        if case .multipart(let multipart) = body { form = multipart }
+        try WireValidation.check(
+            method: nil, headerFields: contentType.map { [("Content-Type", $0)] } ?? [], form: form, hook: "requestBody"
+        )
         switch body {
         case .query(let items):
             guard !items.isEmpty, let url = request.url else { return }

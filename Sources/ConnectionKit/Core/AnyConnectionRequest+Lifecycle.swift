@@ -48,8 +48,9 @@ extension AnyConnectionRequest {
         start(waiter: nil)
     }
 
-    /// Starts a run, or joins the one in progress; `waiter` (if any) gets that run's ending.
-    func start(waiter: (@Sendable (Result<any Sendable, any Error>) -> Void)?) {
+    /// Starts a run, or joins the one in progress; `waiter` (if any) gets that run's ending. With
+    /// `alreadyCancelled`, a new run ends cancelled before its first attempt, so nothing is sent.
+    func start(waiter: (@Sendable (Result<any Sendable, any Error>) -> Void)?, alreadyCancelled: Bool = false) {
         let debugOutput = DebugOutput.isEnabled(for: self)
         let started: (run: UInt64, queue: DispatchQueue)? = storage.withLock { state in
             guard state.phase != .running else {
@@ -81,6 +82,11 @@ extension AnyConnectionRequest {
             return (state.run, state.callbackQueue)
         }
         guard let started else { return }
+        guard !alreadyCancelled else {
+            ConnectionRegistry.shared.emit(.started, for: self)
+            finish(run: started.run, outcome: .cancelled)
+            return
+        }
         if let deadline = retryPolicy.deadline {
             armDeadline(run: started.run, after: deadline)
         }
@@ -132,18 +138,27 @@ extension AnyConnectionRequest {
         // Read before `authorization`: a refresh ending in between then only causes a needless retry.
         let generation = authorizationRefresher?.generation
         if request.value(forHTTPHeaderField: "Authorization") == nil, let authorization {
-            request.setValue(authorization.headerValue, forHTTPHeaderField: "Authorization")
+            let value = authorization.headerValue
+            try WireValidation.check(method: nil, headerFields: [("Authorization", value)], hook: "authorization")
+            request.setValue(value, forHTTPHeaderField: "Authorization")
         }
         storage.withLock { $0.authorizationGeneration = generation }
-        try RequestChecks.check(&request, timeoutInterval: timeoutInterval)
+        try RequestChecks.check(&request, timeoutInterval: timeoutInterval, secretQueryItems: secretQueryItems)
         try checkFileDestination()
         return request
     }
 
-    /// Sends `request` as the current transfer of `run` (a new attempt or a redirect hop).
+    /// Sends `request` as the current transfer of `run` (a new attempt or a redirect hop), once its method
+    /// and headers pass the wire check: the last word on whatever `makeURLRequest()` returned.
     func beginTransfer(run: UInt64, request: URLRequest) {
         var request = request
         let fileTarget = makeFileTarget(resuming: &request)
+        do {
+            try WireValidation.check(request, hook: "makeURLRequest()")
+        } catch {
+            finish(run: run, outcome: .failure(contextualize(error)))
+            return
+        }
         let redacted = Redaction.redactedURL(request.url, secretQueryItems: secretQueryItems)
         let method = request.httpMethod ?? "GET"
         let receiver = TransferContext(request: self, run: run, fileTarget: fileTarget)
@@ -395,7 +410,8 @@ extension AnyConnectionRequest {
 
     // MARK: - Errors
 
-    /// Fills in the request's class, error code and redacted URL; wraps a foreign error.
+    /// Fills in the request's class, error code and redacted URL; wraps a foreign error; redacts the URLs
+    /// inside a transport error (users reach it through `kind` and `underlyingError`).
     func contextualize(
         _ error: any Error, as wrap: (any Error) -> ConnectionError.Kind = { .other(underlying: $0) }
     ) -> ConnectionError {
@@ -410,6 +426,9 @@ extension AnyConnectionRequest {
         if result.requestTypeName.isEmpty { result.requestTypeName = typeName }
         if result.errorCode == 0 { result.errorCode = errorCode }
         if result.redactedURL == nil { result.redactedURL = storage.withLock { $0.redactedURL } }
+        if case .transport(let urlError) = result.kind {
+            result.kind = .transport(Redaction.scrubbed(urlError, secretQueryItems: secretQueryItems))
+        }
         return result
     }
 }

@@ -35,6 +35,12 @@ extension AnyConnectionRequest {
             attemptFailed(run: run, serial: serial, error: error, response: response)
             return .ignore
         }
+        if let problem = ResponseFraming.problem(in: response) {
+            let error = ConnectionError(
+                .transport(URLError(.badServerResponse, userInfo: [NSLocalizedDescriptionKey: problem])))
+            attemptFailed(run: run, serial: serial, error: error, response: response)
+            return .ignore
+        }
         if isRedirect { return .discard }
         if let fileTarget {
             switch placement {
@@ -188,12 +194,15 @@ extension AnyConnectionRequest {
             finish(run: run, outcome: .failure(ConnectionError(.tooManyRedirects(limit: limit))))
             return
         }
-        guard let previous = sent.0, var next = RedirectRule.nextRequest(after: response, from: previous) else {
+        guard let previous = sent.0,
+            var next = RedirectRule.nextRequest(
+                after: response, from: previous, secretHeaderFields: secretHeaderFields)
+        else {
             finish(run: run, outcome: .failure(ConnectionError(.transport(URLError(.badServerResponse)))))
             return
         }
         do {
-            try RequestChecks.check(&next, timeoutInterval: timeoutInterval)
+            try RequestChecks.check(&next, timeoutInterval: timeoutInterval, secretQueryItems: secretQueryItems)
         } catch {
             finish(run: run, outcome: .failure(contextualize(error)))
             return

@@ -18,6 +18,7 @@ import Foundation
 /// **Exactly one ending.** Every ``start()`` ends exactly once: the completion path or the failure
 /// path, never both, never twice, never none; also under ``cancel()`` racing completion, timeouts,
 /// retries and registry-wide cancels.
+/// - SeeAlso: <doc:endpoints>
 open class AnyConnectionRequest: @unchecked Sendable, CustomDebugStringConvertible {
     // Safe to share across threads: every mutable stored property lives in `storage`, behind its lock;
     // subclasses expose their settings as computed (overridden) properties.
@@ -70,20 +71,24 @@ open class AnyConnectionRequest: @unchecked Sendable, CustomDebugStringConvertib
     open var retryPolicy: RetryPolicy { .none }
 
     /// Credentials applied to every attempt's `Authorization` header, unless the built request
-    /// already has one. Default `nil`. Not re-applied after a redirect to another origin.
+    /// already has one. Default `nil`. Not re-applied after a redirect to another origin. A token
+    /// holding CR, LF or NUL fails the request with `invalidRequest` (the token is not shown).
     open var authorization: Authorization? { nil }
 
     /// Header names (case-insensitive) whose values are shown as `<redacted>` in debug output,
     /// cURL strings, snapshots and events, in addition to `Authorization`, `Proxy-Authorization`,
-    /// `Cookie` and `Set-Cookie`, which are always redacted. Default `[]`.
+    /// `Cookie` and `Set-Cookie`, which are always redacted. Like those, they are dropped when a
+    /// redirect leaves the origin. Default `[]`.
     open var secretHeaderFields: Set<String> { [] }
 
-    /// Query item names whose values are redacted like ``secretHeaderFields``. Default `[]`.
+    /// Query item names whose values are redacted like ``secretHeaderFields`` (items separated by `&`
+    /// or `;`), also in error reasons and in a transport error's `URLError`. Default `[]`.
     open var secretQueryItems: Set<String> { [] }
 
     /// Whether 301, 302, 303, 307 and 308 responses are followed. Default `true`. 303 (and 301/302
     /// after a `POST`) continue as `GET` without a body; 307 and 308 keep the method and body.
-    /// Crossing to another origin drops `Authorization`, `Proxy-Authorization` and `Cookie`.
+    /// Crossing to another origin drops `Authorization`, `Proxy-Authorization`, `Cookie` and every
+    /// header in ``secretHeaderFields``.
     open var followsRedirects: Bool { true }
 
     /// The most redirects followed before failing with `.tooManyRedirects`. Default 10.
@@ -115,17 +120,32 @@ open class AnyConnectionRequest: @unchecked Sendable, CustomDebugStringConvertib
     /// ``bodyData``, ``requestBody`` and ``timeoutInterval``. Called once per attempt. Override to customise the `URLRequest`;
     /// a thrown error fails the request (a `ConnectionError` as is, anything else as `invalidRequest`).
     /// ``authorization`` is applied after this returns.
+    ///
+    /// The default fails with `invalidRequest`, naming the hook and the header, when ``httpMethod`` or a
+    /// header name is not an HTTP token or a header value holds CR, LF or NUL (`URLRequest` would drop
+    /// such a value silently). Whatever this returns is checked the same way before every attempt and
+    /// redirect hop.
     open func makeURLRequest() throws -> URLRequest {
         guard let url else {
             throw ConnectionError(
                 .invalidRequest(reason: "\(Self.self) has no URL. Override `url` (or `baseURL` and `path`)."))
         }
+        let method = httpMethod.rawValue
+        let headers = requestHeaderFields
+        let overridden = Set(headers.keys.map { $0.lowercased() })
+        // Checked before they reach `URLRequest`, which drops a value holding CR, LF or NUL without a word.
+        let defaults = defaultHeaderFields.filter { !overridden.contains($0.key.lowercased()) }
+        try WireValidation.check(method: method, headerFields: [], hook: "httpMethod")
+        try WireValidation.check(
+            method: nil, headerFields: defaults.map { ($0.key, $0.value) }, hook: "defaultHeaderFields")
+        try WireValidation.check(
+            method: nil, headerFields: headers.map { ($0.key, $0.value) }, hook: "requestHeaderFields")
         var request = URLRequest(url: url)
-        request.httpMethod = httpMethod.rawValue
-        for (name, value) in defaultHeaderFields {
+        request.httpMethod = method
+        for (name, value) in defaults {
             request.setValue(value, forHTTPHeaderField: name)
         }
-        for (name, value) in requestHeaderFields {
+        for (name, value) in headers {
             request.setValue(value, forHTTPHeaderField: name)
         }
         request.httpBody = bodyData
@@ -227,7 +247,7 @@ open class AnyConnectionRequest: @unchecked Sendable, CustomDebugStringConvertib
     /// The largest response header block accepted, in bytes, counted from the parsed header fields
     /// (name, value and 4 bytes per field); a larger one fails the attempt with `.responseTooLarge`
     /// before its body is read. Default 128 KiB. On Linux, libcurl refuses a header block over
-    /// 300 KiB whatever this says; that also ends in `.responseTooLarge`.
+    /// 300 KiB, or one header line over 100 KiB, whatever this says; that also ends in `.responseTooLarge`.
     open var maximumResponseHeaderSize: Int { 128 * 1024 }
 
     // MARK: - Output (overridden by ConnectionRequest)

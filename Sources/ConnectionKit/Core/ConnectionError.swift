@@ -15,6 +15,7 @@ import Foundation
 ///
 /// Messages name the request class and never contain a secret. A 401 or 403 reads as a generic
 /// "could not be authenticated" message that never says which credential was wrong.
+/// - SeeAlso: <doc:errors>
 public struct ConnectionError: Error, Sendable, LocalizedError, CustomStringConvertible, CustomDebugStringConvertible {
     /// What went wrong.
     public enum Kind: Sendable {

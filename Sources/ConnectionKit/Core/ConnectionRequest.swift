@@ -15,6 +15,7 @@ import Foundation
 /// The response body goes through ``parseCompletionData(_:response:)`` (on a processing queue)
 /// and then ``handleResultObject(_:)`` (on ``AnyConnectionRequest/callbackQueue``), which calls
 /// ``completionHandler``.
+/// - SeeAlso: <doc:endpoints>
 open class ConnectionRequest<Output: Sendable>: AnyConnectionRequest, @unchecked Sendable {
     // Safe: no stored state of its own; the completion handler lives in the base class's locked storage.
 
@@ -54,13 +55,16 @@ open class ConnectionRequest<Output: Sendable>: AnyConnectionRequest, @unchecked
     }
 
     /// Starts the request (or joins the run in progress) and returns its result. Cancelling the
-    /// awaiting Task cancels the request (it then throws `ConnectionError.cancelled`). Throws what
-    /// the failure handler would get, after ``AnyConnectionRequest/parseError(_:)``.
+    /// awaiting Task cancels the request (it then throws `ConnectionError.cancelled`); when the Task
+    /// is already cancelled, the run ends cancelled without sending anything. Throws what the failure
+    /// handler would get, after ``AnyConnectionRequest/parseError(_:)``.
     public func value() async throws -> Output {
         let result: Result<any Sendable, any Error> = await withTaskCancellationHandler {
             await withCheckedContinuation {
                 (continuation: CheckedContinuation<Result<any Sendable, any Error>, Never>) in
-                start(waiter: { continuation.resume(returning: $0) })
+                // Checked before starting: a cancel after `start` could only race the transfer it began.
+                start(waiter: { continuation.resume(returning: $0) }, alreadyCancelled: Task.isCancelled)
+                // Cancelled between the check and the start: `onCancel` found nothing running to cancel.
                 if Task.isCancelled { cancel() }
             }
         } onCancel: {

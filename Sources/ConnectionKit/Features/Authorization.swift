@@ -3,6 +3,7 @@ import Foundation
 /// Credentials a request sends in its `Authorization` header, applied at send time from the
 /// ``AnyConnectionRequest/authorization`` hook (so a refreshed credential is picked up by the
 /// next attempt, and nothing secret is stored with the request).
+/// - SeeAlso: <doc:client-and-authorization>
 public enum Authorization: Sendable, Hashable {
     /// HTTP Basic: `Authorization: Basic base64(username:password)`.
     case basic(username: String, password: String)

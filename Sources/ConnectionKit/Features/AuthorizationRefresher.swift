@@ -22,6 +22,7 @@ import Foundation
 ///     try credentials.setCredential(token.accessToken, for: "api")
 /// }
 /// ```
+/// - SeeAlso: <doc:client-and-authorization>
 public final class AuthorizationRefresher: Sendable {
     private struct State {
         /// Bumped when a refresh ends (success or failure).

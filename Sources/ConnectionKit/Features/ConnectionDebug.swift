@@ -12,6 +12,7 @@ import Foundation
 /// ConnectionDebug.bodyPreviewLimit = 256
 /// ConnectionDebug.sink = { text in myLogger.debug("\(text)") }
 /// ```
+/// - SeeAlso: <doc:registry-and-debugging>
 public enum ConnectionDebug {
     private struct Settings {
         var isEnabled = false

@@ -6,6 +6,7 @@ import Foundation
 /// ConnectionKit ships ``InMemoryCredentialStore``, ``FileCredentialStore`` (a 0600 file, written atomically)
 /// and, where the `Security` framework exists, `KeychainCredentialStore`. Every method may be called from
 /// any thread.
+/// - SeeAlso: <doc:client-and-authorization>
 public protocol CredentialStore: Sendable {
     /// The credential stored for `account`, or `nil` when there is none.
     func credential(for account: String) throws -> String?

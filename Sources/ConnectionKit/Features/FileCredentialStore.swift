@@ -16,13 +16,25 @@ import Foundation
 /// folder is created with permissions 0700. A file that is not a credential file fails with
 /// ``CredentialStoreError/Kind/corruptFile(_:)`` (it is never silently overwritten by a read).
 ///
+/// **No lost updates.** Each ``setCredential(_:for:)`` and ``deleteCredential(for:)`` reads the file, changes
+/// one account and replaces the file while holding an exclusive advisory lock (`flock`) on a sibling lock
+/// file, `.<file name>.lock` (permissions 0600, never followed if it is a symbolic link, kept after use).
+/// So any number of instances on one file, in one process or in several (an app and its helper tool, the
+/// workers of a service), never lose each other's writes; within a process, writers of one file also wait
+/// on one shared in-process lock, so threads do not queue in the kernel. Reads take no lock: they always see
+/// a complete file, the one before or after a concurrent write. The lock is advisory: a program that
+/// writes the file without ConnectionKit is not held back. On a network file system without working
+/// `flock` the guarantee holds only within one machine.
+///
 /// On Apple platforms prefer `KeychainCredentialStore`; this store is the Linux answer.
 public final class FileCredentialStore: CredentialStore {
     /// The file holding the credentials.
     public let fileURL: URL
 
-    /// Serialises read-modify-write cycles within the process.
-    private let lock = Locked(())
+    /// The sibling file whose `flock` serialises writers across processes.
+    private var lockFileURL: URL {
+        fileURL.deletingLastPathComponent().appendingPathComponent(".\(fileURL.lastPathComponent).lock")
+    }
 
     /// Creates a store kept in `fileURL`. Nothing is read or written until the first call.
     public init(fileURL: URL) {
@@ -31,25 +43,75 @@ public final class FileCredentialStore: CredentialStore {
 
     /// The credential stored for `account`, or `nil` (also when the file does not exist yet).
     public func credential(for account: String) throws -> String? {
-        try lock.withLock { _ in try readAll()[account] }
+        // No lock: the file is only ever replaced by a rename, so a read sees one complete version.
+        try readAll()[account]
     }
 
-    /// Stores `credential` for `account`, rewriting the file atomically with permissions 0600.
+    /// Stores `credential` for `account`, rewriting the file atomically with permissions 0600, under the
+    /// store's lock (see the type's documentation).
     public func setCredential(_ credential: String, for account: String) throws {
-        try lock.withLock { _ in
-            var all = try readAll()
+        try modify { all in
             all[account] = credential
-            try writeAll(all)
+            return true
         }
     }
 
-    /// Removes the credential for `account`, rewriting the file atomically; a missing one is not an error.
+    /// Removes the credential for `account`, rewriting the file atomically under the store's lock; a missing
+    /// one is not an error.
     public func deleteCredential(for account: String) throws {
-        try lock.withLock { _ in
-            var all = try readAll()
-            guard all.removeValue(forKey: account) != nil else { return }
-            try writeAll(all)
+        // Without a file there is nothing to delete, and no reason to create the folder and the lock file.
+        guard FileManager.default.fileExists(atPath: fileURL.path) else { return }
+        try modify { all in all.removeValue(forKey: account) != nil }
+    }
+
+    // MARK: - Locking
+
+    /// Reads, changes and replaces the file while holding the in-process lock of this path and the `flock`
+    /// of its lock file. `change` returns whether anything changed; when not, nothing is written.
+    private func modify(_ change: (inout [String: String]) -> Bool) throws {
+        try createFolder()
+        let processLock = Self.processLock(for: fileURL)
+        processLock.lock()
+        defer { processLock.unlock() }
+        let descriptor = try lockFile()
+        defer { close(descriptor) }
+        var all = try readAll()
+        if change(&all) { try writeAll(all) }
+    }
+
+    /// One lock per credential file in this process, shared by every instance on that file. Entries are never
+    /// removed: an app has a handful of credential files, and a removed lock could be replaced while in use.
+    /// A bare `NSLock` rather than a `Locked<Void>`: it guards the file, not a value, and ThreadSanitizer reported
+    /// an access race inside `Locked<Void>.withLock` (on its zero-sized value) under concurrent writers.
+    private static let processLocks = Locked([String: NSLock]())
+
+    private static func processLock(for fileURL: URL) -> NSLock {
+        let key = fileURL.standardizedFileURL.path
+        return processLocks.withLock { locks in
+            if let lock = locks[key] { return lock }
+            let lock = NSLock()
+            locks[key] = lock
+            return lock
         }
+    }
+
+    /// Opens (creating it 0600 if needed) the lock file and waits for its exclusive `flock`, which is released
+    /// when the returned descriptor is closed. `flock` rather than `fcntl` locks: `fcntl` locks belong to the
+    /// process, so two instances in one process would not exclude each other, and closing any descriptor of
+    /// the file would drop them.
+    private func lockFile() throws -> Int32 {
+        let path = lockFileURL.path
+        let descriptor = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            throw CredentialStoreError(.fileSystem(lockFileURL, underlying: Self.posixError()))
+        }
+        while flock(descriptor, LOCK_EX) != 0 {
+            if errno == EINTR { continue }
+            let error = Self.posixError()
+            close(descriptor)
+            throw CredentialStoreError(.fileSystem(lockFileURL, underlying: error))
+        }
+        return descriptor
     }
 
     // MARK: - File
@@ -71,6 +133,16 @@ public final class FileCredentialStore: CredentialStore {
         }
     }
 
+    private func createFolder() throws {
+        let folder = fileURL.deletingLastPathComponent()
+        do {
+            try FileManager.default.createDirectory(
+                at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw CredentialStoreError(.fileSystem(folder, underlying: error))
+        }
+    }
+
     private func writeAll(_ credentials: [String: String]) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
@@ -81,12 +153,6 @@ public final class FileCredentialStore: CredentialStore {
             throw CredentialStoreError(.fileSystem(fileURL, underlying: error))
         }
         let folder = fileURL.deletingLastPathComponent()
-        do {
-            try FileManager.default.createDirectory(
-                at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        } catch {
-            throw CredentialStoreError(.fileSystem(folder, underlying: error))
-        }
         let temporary = folder.appendingPathComponent(".\(fileURL.lastPathComponent).\(UUID().uuidString).tmp")
         do {
             try Self.writeOwnerOnly(data, to: temporary.path)

@@ -50,10 +50,12 @@ extension MultipartForm {
         }
     }
 
-    /// Produces the body in order, in pieces of at most 64 KiB for file parts.
+    /// Produces the body in order, in pieces of at most 64 KiB for file parts. File parts are scanned for
+    /// the boundary as they are copied (parts in memory were checked with the rest of the request by
+    /// `WireValidation`): one found fails with `invalidRequest` and nothing is sent.
     private func assemble(_ emit: (Data) throws -> Void) throws {
         do {
-            for part in parts {
+            for (index, part) in parts.enumerated() {
                 try emit(Data(header(for: part).utf8))
                 switch part.content {
                 case .data(let data):
@@ -61,7 +63,13 @@ extension MultipartForm {
                 case .file(let url):
                     let input = try FileHandle(forReadingFrom: url)
                     defer { try? input.close() }
+                    var scanner = BoundaryScanner(boundary: boundary)
                     while let chunk = try input.read(upToCount: Self.copyBufferSize), !chunk.isEmpty {
+                        if scanner.scan(chunk) {
+                            let label = WireValidation.partLabel(index: index, name: part.name)
+                            throw WireValidation.boundaryCollision(boundary, label: label, hook: "requestBody")
+                                .connectionError
+                        }
                         try emit(chunk)
                     }
                 }
@@ -82,9 +90,9 @@ extension MultipartForm {
         return header + "\r\n"
     }
 
-    /// Escapes what would end a quoted parameter or a header line (as browsers do: `"` → `%22`, CR/LF → `%0D%0A`).
+    /// Escapes what would end a quoted parameter (as browsers do: `"` → `%22`). CR, LF and NUL never get
+    /// here: `WireValidation` refuses them before the body is assembled.
     static func quoted(_ value: String) -> String {
-        value.replacingOccurrences(of: "\"", with: "%22").replacingOccurrences(of: "\r", with: "%0D")
-            .replacingOccurrences(of: "\n", with: "%0A")
+        value.replacingOccurrences(of: "\"", with: "%22")
     }
 }

@@ -22,11 +22,13 @@ public struct MultipartForm: Sendable {
             case file(URL)
         }
 
-        /// The form field name.
+        /// The form field name. A `"` is sent as `%22`; CR, LF or NUL fail the request with `invalidRequest`.
         public var name: String
-        /// The file name sent in `Content-Disposition`; `nil` for a text field.
+        /// The file name sent in `Content-Disposition`; `nil` for a text field. A `"` is sent as `%22`;
+        /// CR, LF or NUL fail the request with `invalidRequest`.
         public var filename: String?
-        /// The part's `Content-Type`; `nil` sends none (a text field).
+        /// The part's `Content-Type`; `nil` sends none (a text field). CR, LF or NUL fail the request with
+        /// `invalidRequest`.
         public var contentType: String?
         /// The content.
         public var content: Content
@@ -41,6 +43,11 @@ public struct MultipartForm: Sendable {
     }
 
     /// The boundary between parts. Default: `ConnectionKit-` followed by a random UUID.
+    ///
+    /// A custom one must be an RFC 2046 boundary (1 to 70 letters, digits, `'()+_,-./:=?` or spaces, not
+    /// ending in a space) and must not occur (after `--`) inside any part's content: sending such a form
+    /// fails with `invalidRequest` before anything is sent (file parts are checked as they are copied).
+    /// The default's 122 random bits make a collision practically impossible, but it is checked the same way.
     public var boundary: String
 
     /// The parts, in the order they are sent.
@@ -51,8 +58,12 @@ public struct MultipartForm: Sendable {
         self.boundary = boundary
     }
 
-    /// `multipart/form-data; boundary=…`.
-    public var contentType: String { "multipart/form-data; boundary=\(boundary)" }
+    /// `multipart/form-data; boundary=…`, the boundary quoted when it holds characters a bare parameter
+    /// value cannot (a space, `(`, `)`, `,`, `/`, `:`, `=`, `?`).
+    public var contentType: String {
+        let parameter = WireValidation.isToken(boundary) ? boundary : "\"\(boundary)\""
+        return "multipart/form-data; boundary=\(parameter)"
+    }
 
     /// Adds a text field.
     public mutating func addField(name: String, value: String) {

@@ -24,7 +24,8 @@ enum Redaction {
         }
     }
 
-    /// The URL as text with a password in it and the values of secret query items replaced.
+    /// The URL as text with a password in it and the values of secret query items replaced. Query items
+    /// are separated by `&` or `;` (as HTML 4 and many servers allow), so both are looked through.
     static func redactedURL(_ url: URL?, secretQueryItems: Set<String>) -> String? {
         guard let url else { return nil }
         var text = url.absoluteString
@@ -39,16 +40,88 @@ enum Redaction {
             fragment = String(rest[hash...])
             rest = String(rest[..<hash])
         }
-        let items = rest.split(separator: "&", omittingEmptySubsequences: false).map { item -> String in
-            let parts = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            let rawName = String(parts[0])
-            let name = (rawName.replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? rawName)
-                .lowercased()
-            guard lowered.contains(name) else { return String(item) }
-            return rawName + "=" + placeholder
+        var query = ""
+        for (item, separator) in queryItems(of: rest) {
+            if let (name, _) = nameAndValue(of: item), lowered.contains(name.lowercased()) {
+                query += item.prefix { $0 != "=" } + "=" + placeholder
+            } else {
+                query += item
+            }
+            query += separator.map(String.init) ?? ""
         }
-        return String(text[..<question]) + "?" + items.joined(separator: "&") + fragment
+        return String(text[..<question]) + "?" + query + fragment
     }
+
+    /// The items of a raw query, each with the separator (`&` or `;`) that follows it, if any.
+    private static func queryItems(of query: String) -> [(item: Substring, separator: Character?)] {
+        var items: [(Substring, Character?)] = []
+        var start = query.startIndex
+        for index in query.indices where query[index] == "&" || query[index] == ";" {
+            items.append((query[start..<index], query[index]))
+            start = query.index(after: index)
+        }
+        items.append((query[start...], nil))
+        return items
+    }
+
+    /// A raw query item's name, percent- and `+`-decoded, and its raw value (`nil` without `=`).
+    private static func nameAndValue(of item: Substring) -> (name: String, rawValue: Substring?)? {
+        let parts = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+        guard let rawName = parts.first else { return nil }
+        let name = rawName.replacingOccurrences(of: "+", with: " ")
+        return (name.removingPercentEncoding ?? name, parts.count > 1 ? parts[1] : nil)
+    }
+
+    // MARK: - Errors
+
+    /// `error` with every URL in its user info (and in the errors nested there) redacted like
+    /// ``redactedURL(_:secretQueryItems:)``: the failing URL, its string form, and the URL's text inside
+    /// any message. URLSession puts the whole request URL, password and query included, in these keys.
+    static func scrubbed(_ error: URLError, secretQueryItems: Set<String>) -> URLError {
+        URLError(error.code, userInfo: scrubbed(error.userInfo, secretQueryItems: secretQueryItems, depth: 0))
+    }
+
+    /// How deep nested errors are scrubbed; deeper ones are dropped rather than exposed.
+    private static let maximumScrubbedDepth = 4
+
+    private static func scrubbed(_ info: [String: Any], secretQueryItems: Set<String>, depth: Int) -> [String: Any] {
+        // Each URL found, as written, with what replaces it in text.
+        var replacements: [(raw: String, redacted: String)] = []
+        for value in info.values {
+            let url = (value as? URL) ?? (value as? String).flatMap { URL(string: $0) }
+            guard let url, url.scheme != nil, let redacted = redactedURL(url, secretQueryItems: secretQueryItems),
+                redacted != url.absoluteString
+            else { continue }
+            replacements.append((url.absoluteString, redacted))
+        }
+        var result: [String: Any] = [:]
+        for (key, value) in info {
+            switch value {
+            case let url as URL:
+                result[key] = redactedURLValue(url, secretQueryItems: secretQueryItems)
+            case let text as String:
+                result[key] = replacements.reduce(text) { $0.replacingOccurrences(of: $1.raw, with: $1.redacted) }
+            case let nested as any Error:
+                guard depth < maximumScrubbedDepth else { continue }
+                let nested = nested as NSError
+                result[key] = NSError(
+                    domain: nested.domain, code: nested.code,
+                    userInfo: scrubbed(nested.userInfo, secretQueryItems: secretQueryItems, depth: depth + 1))
+            default:
+                result[key] = value
+            }
+        }
+        return result
+    }
+
+    /// `url` redacted and still a `URL` (the placeholder percent-encoded), or `nil` when that does not parse.
+    private static func redactedURLValue(_ url: URL, secretQueryItems: Set<String>) -> URL? {
+        guard let redacted = redactedURL(url, secretQueryItems: secretQueryItems) else { return nil }
+        guard redacted != url.absoluteString else { return url }
+        return URL(string: redacted.replacingOccurrences(of: placeholder, with: "%3Credacted%3E"))
+    }
+
+    // MARK: - Body previews
 
     /// The shortest secret value scrubbed from body previews: shorter ones would blank out
     /// ordinary text.
@@ -75,13 +148,15 @@ enum Redaction {
                 }
             }
         }
-        if let url = request.url, let components = URLComponents(url: url, resolvingAgainstBaseURL: false) {
+        if let url = request.url {
             let names = Set(secretQueryItems.map { $0.lowercased() })
-            for item in components.queryItems ?? [] where names.contains(item.name.lowercased()) {
-                values.append(item.value ?? "")
-            }
-            for item in components.percentEncodedQueryItems ?? [] where names.contains(item.name.lowercased()) {
-                values.append(item.value ?? "")
+            let query = URLComponents(url: url, resolvingAgainstBaseURL: false)?.percentEncodedQuery ?? ""
+            for (item, _) in queryItems(of: query) {
+                guard let (name, rawValue) = nameAndValue(of: item), names.contains(name.lowercased()),
+                    let rawValue
+                else { continue }
+                values.append(String(rawValue))
+                values.append(rawValue.removingPercentEncoding ?? String(rawValue))
             }
             if let password = url.password { values.append(password) }
         }

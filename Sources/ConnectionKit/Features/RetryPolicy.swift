@@ -15,6 +15,7 @@ import Foundation
 /// policy.maximumAttempts = 5
 /// policy.deadline = 30
 /// ```
+/// - SeeAlso: <doc:retries-and-deadlines>
 public struct RetryPolicy: Sendable, Hashable {
     /// Attempts in all, the first one included. Default 3 (two retries); ``none`` has 1.
     public var maximumAttempts: Int

@@ -9,14 +9,16 @@ import Foundation
 /// forwards `Authorization` to other hosts.
 enum RedirectRule {
     static let statuses: Set<Int> = [301, 302, 303, 307, 308]
-    static let credentialHeaders = ["Authorization", "Proxy-Authorization", "Cookie"]
 
     static func isRedirect(_ response: HTTPURLResponse) -> Bool {
         statuses.contains(response.statusCode) && response.value(forHTTPHeaderField: "Location") != nil
     }
 
-    /// The request for the next hop, or `nil` when the `Location` is unusable.
-    static func nextRequest(after response: HTTPURLResponse, from previous: URLRequest) -> URLRequest? {
+    /// The request for the next hop, or `nil` when the `Location` is unusable. Crossing to another origin
+    /// drops every secret header: `Authorization`, `Proxy-Authorization`, `Cookie` and `secretHeaderFields`.
+    static func nextRequest(
+        after response: HTTPURLResponse, from previous: URLRequest, secretHeaderFields: Set<String>
+    ) -> URLRequest? {
         guard let location = response.value(forHTTPHeaderField: "Location"),
             let target = URL(string: location, relativeTo: previous.url)?.absoluteURL
         else { return nil }
@@ -31,8 +33,9 @@ enum RedirectRule {
             next.setValue(nil, forHTTPHeaderField: "Content-Length")
         }
         if !isSameOrigin(previous.url, target) {
-            for header in credentialHeaders {
-                next.setValue(nil, forHTTPHeaderField: header)
+            for name in (next.allHTTPHeaderFields ?? [:]).keys
+            where Redaction.isSecretHeader(name, secretHeaderFields: secretHeaderFields) {
+                next.setValue(nil, forHTTPHeaderField: name)
             }
         }
         return next

@@ -8,7 +8,9 @@ import Foundation
 enum RequestChecks {
     static let supportedSchemes: Set<String> = ["http", "https"]
 
-    static func check(_ request: inout URLRequest, timeoutInterval: TimeInterval) throws {
+    /// Throws `invalidRequest` for what cannot be sent; a URL in a reason is redacted as snapshots show it.
+    static func check(_ request: inout URLRequest, timeoutInterval: TimeInterval, secretQueryItems: Set<String>) throws
+    {
         guard let url = request.url else {
             throw ConnectionError(.invalidRequest(reason: "the URLRequest has no URL."))
         }
@@ -18,7 +20,8 @@ enum RequestChecks {
                 .invalidRequest(reason: "\(scheme) is not supported; ConnectionKit sends http and https URLs."))
         }
         guard let host = url.host, !host.isEmpty else {
-            throw ConnectionError(.invalidRequest(reason: "the URL \(url.absoluteString) has no host."))
+            let shown = Redaction.redactedURL(url, secretQueryItems: secretQueryItems) ?? ""
+            throw ConnectionError(.invalidRequest(reason: "the URL \(shown) has no host."))
         }
         let method = request.httpMethod?.uppercased() ?? "GET"
         if method == "GET" || method == "HEAD", let body = request.httpBody, !body.isEmpty {

@@ -11,9 +11,14 @@ import Foundation
 /// only libcurl's text in the description, and a non-HTTP answer arrives as -1002 "unsupported URL".
 /// libcurl's messages are stable strings, so they are matched here, in one place.
 enum TransportErrorMapping {
+    /// libcurl's own limit on one header line (`CURL_MAX_HTTP_HEADER`): a longer line fails the transfer
+    /// as "Out of memory" before any response is delivered.
+    static let libcurlHeaderLineLimit: Int64 = 100 * 1024
+
     /// `error` with a meaningful code (or a `ConnectionError` for an over-large header block);
-    /// anything not recognised is returned unchanged.
-    static func normalized(_ error: any Error) -> any Error {
+    /// anything not recognised is returned unchanged. `responseArrived` says whether a response head was
+    /// delivered before the failure.
+    static func normalized(_ error: any Error, responseArrived: Bool) -> any Error {
         guard let urlError = error as? URLError else { return error }
         let text = urlError.localizedDescription
         switch urlError.code {
@@ -24,6 +29,11 @@ enum TransportErrorMapping {
             }
             if text.contains("Too large response headers") {
                 return ConnectionError(.responseTooLarge(limit: declaredLimit(in: text) ?? 300 * 1024))
+            }
+            if text.contains("Out of memory"), !responseArrived {
+                // libcurl reports a header line longer than it accepts this way (a real shortage of
+                // memory with no response yet reads the same, and is just as fatal to the attempt).
+                return ConnectionError(.responseTooLarge(limit: libcurlHeaderLineLimit))
             }
             if text.contains("content unencoding") || text.contains("content encoding") {
                 return rewrite(urlError, as: .cannotDecodeContentData, "the compressed body could not be decoded")

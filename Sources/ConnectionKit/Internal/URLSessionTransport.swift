@@ -147,7 +147,8 @@ private final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
             // We cancelled the challenge ourselves: what the caller gets is the 401 (its body is lost).
             route.receiver.transferDidComplete(response: response, error: nil)
         } else {
-            route.receiver.transferDidComplete(response: response, error: error.map(TransportErrorMapping.normalized))
+            let normalized = error.map { TransportErrorMapping.normalized($0, responseArrived: response != nil) }
+            route.receiver.transferDidComplete(response: response, error: normalized)
         }
     }
 

@@ -10,6 +10,7 @@ import Foundation
 /// if ConnectionRegistry.shared.isInUse(FetchEvents.self) { return }
 /// ConnectionRegistry.shared.cancelAll(FeedRequest.self)   // FeedRequest and its subclasses
 /// ```
+/// - SeeAlso: <doc:registry-and-debugging>
 public final class ConnectionRegistry: Sendable {
     /// The process-wide registry.
     public static let shared = ConnectionRegistry()

@@ -9,6 +9,7 @@ import Foundation
 /// ```swift
 /// let token = NetworkActivity.shared.observe { active in spinner.isHidden = !active }
 /// ```
+/// - SeeAlso: <doc:registry-and-debugging>
 public final class NetworkActivity: Sendable {
     /// The process-wide activity signal, fed by ``ConnectionRegistry/shared``.
     public static let shared = NetworkActivity()

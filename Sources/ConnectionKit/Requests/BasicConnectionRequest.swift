@@ -11,6 +11,7 @@ import Foundation
 /// basic.completionHandler = { data in print(data.count) }
 /// basic.start()
 /// ```
+/// - SeeAlso: <doc:endpoints>
 open class BasicConnectionRequest: ConnectionRequest<Data>, @unchecked Sendable {
     // Safe: `request` lives in the base class's locked storage.
 

@@ -15,6 +15,7 @@ import Foundation
 /// let download = DownloadRequest(from: URL(string: "https://example.com/big.zip")!, to: destination)
 /// let savedFile = try await download.value()
 /// ```
+/// - SeeAlso: <doc:saving-to-file>
 open class DownloadRequest: ConnectionRequest<URL>, @unchecked Sendable {
     // Safe: the source URL lives in the base class's locked storage.
 

@@ -108,12 +108,10 @@ public enum JSON: Sendable, Codable, Equatable, Hashable, CustomStringConvertibl
         }
     }
 
-    /// Compact JSON text with sorted keys.
+    /// Compact JSON text with sorted keys, as `JSONEncoder` with `.sortedKeys` writes it; `<invalid JSON>`
+    /// when a number is not finite. Works at any depth (it does not recurse).
     public var description: String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        guard let data = try? encoder.encode(self) else { return "<invalid JSON>" }
-        return String(decoding: data, as: UTF8.self)
+        compactText() ?? "<invalid JSON>"
     }
 }
 

@@ -20,6 +20,7 @@ import Foundation
 ///
 /// An empty body fails with a `parsing` error (never a trap); use `JSONConnectionRequest<JSON>`
 /// for JSON of unknown shape.
+/// - SeeAlso: <doc:endpoints>
 open class JSONConnectionRequest<Output: Decodable & Sendable>: ConnectionRequest<Output>, @unchecked Sendable {
     // Safe: no stored state of its own.
 

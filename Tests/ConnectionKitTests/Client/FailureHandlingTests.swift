@@ -27,7 +27,7 @@ private final class Reports: @unchecked Sendable {
 }
 
 /// The app superclass of docs/client-and-authorization.md (DocExamples/SeedClient.swift), against a real server.
-@Suite("Superclass failure path and the seed client")
+@Suite("Superclass failure path and the seed client", .timeLimit(.minutes(3)))
 struct FailureHandlingTests {
     private let queue = DispatchQueue(label: "FailureHandlingTests")
 

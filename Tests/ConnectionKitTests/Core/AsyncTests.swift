@@ -3,7 +3,7 @@ import ConnectionKitTesting
 import Foundation
 import Testing
 
-@Suite("value() for async callers")
+@Suite("value() for async callers", .timeLimit(.minutes(20)))
 struct AsyncTests {
     @Test("value() returns the output")
     func value() async throws {
@@ -64,6 +64,12 @@ struct AsyncTests {
             return
         }
         #expect(error.isCancelled)
+        #expect(request.state == .cancelled)
+        #expect(request.attempt == 0, "no attempt was begun")
+        // A request handed to URLSession and cancelled right after may still reach the server a moment
+        // later: give it that moment before counting.
+        #expect(!(await server.waitForHits("/x", timeout: 0.5)), "the request reached the server")
+        #expect(server.hits("/x") == 0)
     }
 
     @Test("value() on a running request joins its run")

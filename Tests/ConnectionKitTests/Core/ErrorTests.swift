@@ -52,10 +52,44 @@ private final class GetWithBody: FetchData, @unchecked Sendable {
 }
 
 private final class CustomErrorCode: FetchData, @unchecked Sendable {
+    // Safe: only immutable stored properties.
+    let timeout: TimeInterval
+    let bodyLimit: Int64
+    let parsingFails: Bool
+    let validationFails: Bool
+
+    init(
+        _ target: URL?, timeout: TimeInterval = 10, bodyLimit: Int64 = 1_000_000, parsingFails: Bool = false,
+        validationFails: Bool = false
+    ) {
+        self.timeout = timeout
+        self.bodyLimit = bodyLimit
+        self.parsingFails = parsingFails
+        self.validationFails = validationFails
+        super.init(target)
+    }
+
     override var errorCode: Int { 4242 }
+    override var timeoutInterval: TimeInterval { timeout }
+    override var maximumResponseBodySize: Int64 { bodyLimit }
+    override func parseCompletionData(_ data: Data, response: HTTPURLResponse) throws -> Data {
+        if parsingFails { throw CocoaError(.propertyListReadCorrupt) }
+        return data
+    }
+    override func validate(_ response: HTTPURLResponse, data: Data?) throws {
+        // A foreign error: ConnectionKit wraps it as `.other`.
+        if validationFails { throw CocoaError(.featureUnsupported) }
+        try super.validate(response, data: data)
+    }
 }
 
-@Suite("Errors are typed and name the request class")
+/// One way for a request to fail, for the errorCode test: every kind of `ConnectionError`.
+enum FailureScenario: String, CaseIterable, Sendable {
+    case invalidRequest, unacceptableStatusCode, transport, timedOut, cancelled, responseTooLarge, parsing
+    case fileSystem, tooManyRedirects, other
+}
+
+@Suite("Errors are typed and name the request class", .timeLimit(.minutes(3)))
 struct ErrorTests {
     @Test("404 and 500 fail with unacceptableStatusCode carrying the body", arguments: [404, 500])
     func statusCodes(status: Int) async throws {
@@ -244,10 +278,38 @@ struct ErrorTests {
         }
     }
 
-    @Test("errorCode is carried on every error")
-    func errorCode() async throws {
-        let request = CustomErrorCode(URL(string: "gopher://example.com"))
-        let error = try await Endings(request).connectionErrorAfterStart(request)
+    @Test("errorCode is carried on every error", arguments: FailureScenario.allCases)
+    func errorCode(scenario: FailureScenario) async throws {
+        let server = try TestServer.started()
+        defer { server.stop() }
+        server.route("/fail") { _ in .status(500) }
+        server.route("/close") { _ in TestResponse(fault: .closeBeforeHeaders) }
+        server.route("/never") { _ in TestResponse(fault: .neverRespond) }
+        server.route("/big") { _ in .text(String(repeating: "x", count: 5_000)) }
+        server.route("/ok") { _ in .text("ok") }
+        server.route("/loop") { _ in .redirect(to: "/loop") }
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ErrorTests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let request: CustomErrorCode
+        switch scenario {
+        case .invalidRequest: request = CustomErrorCode(URL(string: "gopher://example.com"))
+        case .unacceptableStatusCode: request = CustomErrorCode(server.url("/fail"))
+        case .transport: request = CustomErrorCode(server.url("/close"))
+        case .timedOut, .cancelled: request = CustomErrorCode(server.url("/never"), timeout: 0.3)
+        case .responseTooLarge: request = CustomErrorCode(server.url("/big"), bodyLimit: 1_000)
+        case .parsing: request = CustomErrorCode(server.url("/ok"), parsingFails: true)
+        case .fileSystem:
+            request = CustomErrorCode(server.url("/ok"))
+            request.fileDestination = folder
+        case .tooManyRedirects: request = CustomErrorCode(server.url("/loop"))
+        case .other: request = CustomErrorCode(server.url("/ok"), validationFails: true)
+        }
+        let endings = Endings(request)
+        request.start()
+        if scenario == .cancelled { request.cancel() }
+        let error = try await endings.connectionError()
+        #expect("\(error.kind)".components(separatedBy: "(")[0] == scenario.rawValue, "\(error)")
         #expect(error.errorCode == 4242)
     }
 }

@@ -3,7 +3,7 @@ import ConnectionKitTesting
 import Foundation
 import Testing
 
-@Suite("Handlers")
+@Suite("Handlers", .timeLimit(.minutes(2)))
 struct HandlerTests {
     @Test("completion, failure and progress handlers run on the given callbackQueue")
     func callbackQueue() async throws {
@@ -18,38 +18,28 @@ struct HandlerTests {
         let seen = Locked<[String]>([])
         @Sendable func queueName() -> String { DispatchQueue.getSpecific(key: key) ?? "other" }
         let success = FetchData(server.url("/ok"))
-        success.callbackQueue = queue
         success.progressHandler = { _ in seen.withLock { $0.append("progress:" + queueName()) } }
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            success.completionHandler = { _ in
-                seen.withLock { $0.append("completion:" + queueName()) }
-                continuation.resume()
-            }
-            success.failureHandler = { _ in
-                seen.withLock { $0.append("unexpected failure:" + queueName()) }
-                continuation.resume()
-            }
-            success.start()
-        }
-
         let failure = FetchData(server.url("/fail"))
-        failure.callbackQueue = queue
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            failure.completionHandler = { _ in
-                seen.withLock { $0.append("unexpected completion:" + queueName()) }
-                continuation.resume()
-            }
-            failure.failureHandler = { _ in
-                seen.withLock { $0.append("failure:" + queueName()) }
-                continuation.resume()
-            }
-            failure.start()
+        let endings = EndingRecorder()
+        endings.track(
+            success, queue: queue, onFirstEnding: { seen.withLock { $0.append("success ended:" + queueName()) } })
+        endings.track(
+            failure, queue: queue, onFirstEnding: { seen.withLock { $0.append("failure ended:" + queueName()) } })
+        success.start()
+        failure.start()
+        #expect(await endings.ended(within: 15))
+        guard case .success? = endings.first(of: success) else {
+            Issue.record("expected a completion, got \(String(describing: endings.first(of: success)))")
+            return
         }
-        await queue.drain()
+        guard case .failure? = endings.first(of: failure) else {
+            Issue.record("expected a failure, got \(String(describing: endings.first(of: failure)))")
+            return
+        }
 
         let labels = seen.withLock { $0 }
-        #expect(labels.contains("completion:mine"))
-        #expect(labels.contains("failure:mine"))
+        #expect(labels.contains("success ended:mine"))
+        #expect(labels.contains("failure ended:mine"))
         #expect(labels.contains { $0.hasPrefix("progress:") })
         #expect(labels.allSatisfy { $0.hasSuffix(":mine") }, "\(labels)")
     }
@@ -64,14 +54,17 @@ struct HandlerTests {
         // identify it by a queue-specific value rather than Thread.isMainThread.
         let key = DispatchSpecificKey<String>()
         DispatchQueue.main.setSpecific(key: key, value: "main")
-        let onMain: Bool = await withCheckedContinuation { continuation in
-            request.completionHandler = { _ in
-                continuation.resume(returning: DispatchQueue.getSpecific(key: key) == "main")
-            }
-            request.failureHandler = { _ in continuation.resume(returning: false) }
-            request.start()
+        let onMain = Locked<Bool?>(nil)
+        let endings = EndingRecorder()
+        endings.track(
+            request, onFirstEnding: { onMain.withLock { $0 = DispatchQueue.getSpecific(key: key) == "main" } })
+        request.start()
+        #expect(await endings.ended(within: 15))
+        guard case .success? = endings.first(of: request) else {
+            Issue.record("expected a completion, got \(String(describing: endings.first(of: request)))")
+            return
         }
-        #expect(onMain)
+        #expect(onMain.withLock { $0 } == true)
     }
 
     @Test("download progress is monotonic and ends at 1.0")

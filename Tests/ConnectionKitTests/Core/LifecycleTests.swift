@@ -3,7 +3,7 @@ import ConnectionKitTesting
 import Foundation
 import Testing
 
-@Suite("Lifecycle: state, identifier, dates, exactly one ending")
+@Suite("Lifecycle: state, identifier, dates, exactly one ending", .timeLimit(.minutes(20)))
 struct LifecycleTests {
     @Test("state goes idle → running → finished; dates, duration and urlResponse are set", .exclusive)
     func states() async throws {
@@ -77,6 +77,9 @@ struct LifecycleTests {
         #expect(Date().timeIntervalSince(before) < 0.1)
         let error = try await endings.connectionError()
         #expect(error.isCancelled)
+        // The ending itself, not only the call: the server never answers, so nothing else can end the run.
+        let ended = try #require(endings.dates.first).timeIntervalSince(before)
+        #expect(ended < 0.5, "the cancelled ending came \(ended) s after cancel()")
         #expect(request.state == .cancelled)
         #expect(!ConnectionRegistry.shared.activeRequests.contains { $0 === request })
         await endings.queue.drain()
@@ -110,15 +113,19 @@ struct LifecycleTests {
         let server = try TestServer.started()
         defer { server.stop() }
         server.route("/ok") { _ in TestResponse(body: .data(Data("ok".utf8)), delayBeforeHeaders: 0.1) }
-        let ended: Bool = await withCheckedContinuation { continuation in
-            // No reference to the request is kept here.
+        let endings = EndingRecorder()
+        do {
+            // No reference to the request is kept here: the recorder holds only its handlers' results.
             let request = FetchData(server.url("/ok"))
-            request.callbackQueue = testCallbackQueue
-            request.completionHandler = { _ in continuation.resume(returning: true) }
-            request.failureHandler = { _ in continuation.resume(returning: false) }
+            endings.track(request, queue: testCallbackQueue)
             request.start()
         }
-        #expect(ended)
+        #expect(await endings.ended(within: 15))
+        #expect(endings.allCounts == [1])
+        guard case .success? = endings.firstResults.first else {
+            Issue.record("expected a completion, got \(endings.firstResults)")
+            return
+        }
     }
 
     @Test("the registry forgets a request before its handler runs")
@@ -127,14 +134,20 @@ struct LifecycleTests {
         defer { server.stop() }
         server.route("/ok") { _ in .text("ok") }
         let request = FetchData(server.url("/ok"))
-        request.callbackQueue = testCallbackQueue
-        let stillRegistered: Bool = await withCheckedContinuation { continuation in
-            request.completionHandler = { [unowned request] _ in
-                continuation.resume(returning: ConnectionRegistry.shared.activeRequests.contains { $0 === request })
-            }
-            request.failureHandler = { _ in continuation.resume(returning: true) }
-            request.start()
+        let stillRegistered = Locked<Bool?>(nil)
+        let endings = EndingRecorder()
+        endings.track(
+            request, queue: testCallbackQueue,
+            onFirstEnding: { [unowned request] in
+                let registered = ConnectionRegistry.shared.activeRequests.contains { $0 === request }
+                stillRegistered.withLock { $0 = registered }
+            })
+        request.start()
+        #expect(await endings.ended(within: 15))
+        guard case .success? = endings.first(of: request) else {
+            Issue.record("expected a completion, got \(String(describing: endings.first(of: request)))")
+            return
         }
-        #expect(!stillRegistered)
+        #expect(stillRegistered.withLock { $0 } == false)
     }
 }

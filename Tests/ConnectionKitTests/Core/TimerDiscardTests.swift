@@ -13,8 +13,11 @@ final class SlowToArmRequest: ConnectionRequest<Data>, @unchecked Sendable {
     // Safe: `reads` is behind its lock; the rest is immutable.
     let target: URL
     let ended = DispatchSemaphore(value: 0)
+    /// The idle timeout: short, so that the test can wait out a timer that was dropped but still fires.
+    static let idleTimeout: TimeInterval = 1
     private let reads = NSLock()
     private var readCount = 0
+    private var heldAfterTransferBegan: Bool?
 
     init(target: URL) {
         self.target = target
@@ -29,13 +32,19 @@ final class SlowToArmRequest: ConnectionRequest<Data>, @unchecked Sendable {
         let count = readCount
         reads.unlock()
         if count == 2 {
+            let began = transferBegan(self)
+            reads.withLock { heldAfterTransferBegan = began }
             _ = ended.wait(timeout: .now() + 10)
         }
-        return 5
+        return Self.idleTimeout
     }
+
+    /// Whether the held read came after the transfer began, i.e. from the arming of the idle timer
+    /// (`nil` when no second read happened): the test is only about that race if it did.
+    var heldTheArming: Bool? { reads.withLock { heldAfterTransferBegan } }
 }
 
-@Suite("Timers dropped before they were armed", .exclusive)
+@Suite("Timers dropped before they were armed", .exclusive, .timeLimit(.minutes(20)))
 struct TimerDiscardTests {
     /// Before the fix, a run that ended between starting its transfer and arming its idle timer released a
     /// DispatchSource that was never resumed, which libdispatch traps on: the process crashed (seen in the
@@ -46,19 +55,14 @@ struct TimerDiscardTests {
         defer { server.stop() }
         server.route("GET", "/fast") { _ in .text("ok") }
         let request = SlowToArmRequest(target: server.url("/fast"))
-        let endings = DispatchSemaphore(value: 0)
-        request.callbackQueue = DispatchQueue(label: "TimerDiscardTests")
-        request.completionHandler = { _ in
-            request.ended.signal()
-            endings.signal()
-        }
-        request.failureHandler = { _ in
-            request.ended.signal()
-            endings.signal()
-        }
+        // Watches for a second ending past the idle timer that was dropped.
+        let endings = EndingRecorder(settle: SlowToArmRequest.idleTimeout + 0.3)
+        endings.track(
+            request, queue: DispatchQueue(label: "TimerDiscardTests"), onFirstEnding: { request.ended.signal() })
         request.start()
-        #expect(endings.wait(timeout: .now() + 10) == .success)
+        #expect(endings.wait(seconds: 10))
         #expect(request.state == .finished)
-        #expect(endings.wait(timeout: .now() + 0.2) == .timedOut, "ended twice")
+        #expect(endings.count(request) == 1, "ended twice")
+        #expect(request.heldTheArming == true, "the run ended while the arming of its idle timer was held")
     }
 }

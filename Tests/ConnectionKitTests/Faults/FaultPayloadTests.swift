@@ -4,7 +4,7 @@ import Foundation
 import Testing
 
 /// Bodies that are large, malformed, compressed or missing.
-@Suite(.exclusive) struct FaultPayloadTests {
+@Suite(.exclusive, .timeLimit(.minutes(20))) struct FaultPayloadTests {
     private func fetch<Output: Decodable & Sendable>(
         _ type: Output.Type, _ response: TestResponse, policy: RetryPolicy = .none, bodyLimit: Int64 = 128 * 1024 * 1024
     ) throws -> (Result<Output, ConnectionError>?, hits: Int) {
@@ -12,17 +12,14 @@ import Testing
         defer { server.stop() }
         server.route("/payload") { _ in response }
         let request = JSONFetch<Output>(server.url("/payload"), policy: policy, bodyLimit: bodyLimit)
-        let result = Locked<Result<Output, ConnectionError>?>(nil)
-        let recorder = EndingRecorder()
-        recorder.attach(
-            to: request,
-            transform: { output in
-                result.withLock { $0 = .success(output) }
-                return Data()
-            })
+        let recorder = EndingRecorder(settle: settleWindow(policy: policy, timeout: request.timeoutInterval))
+        recorder.track(request, queue: DispatchQueue(label: "FaultPayloadTests"))
         request.start()
-        if let error = recorder.wait(60)?.error { result.withLock { $0 = .failure(error) } }
-        return (result.withLock { $0 }, server.hits("/payload"))
+        recorder.wait(seconds: 60)
+        let result = recorder.first(of: request).map { first in
+            first.mapError { $0 as? ConnectionError ?? ConnectionError(.other(underlying: $0)) }
+        }
+        return (result, server.hits("/payload"))
     }
 
     @Test func a50MiBJSONBodyDecodes() throws {

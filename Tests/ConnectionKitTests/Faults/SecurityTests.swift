@@ -13,7 +13,7 @@ final class AuthorizedRequest: RetryingRequest, @unchecked Sendable {
 }
 
 /// Credentials across redirects, the redirect limit, and body and header size limits.
-@Suite(.exclusive) struct SecurityTests {
+@Suite(.exclusive, .timeLimit(.minutes(20))) struct SecurityTests {
     private static let secrets = ["Authorization": "Bearer secret", "Cookie": "session=1", "X-Trace": "kept"]
 
     /// Redirects from `origin` to `target`'s `/land` and returns the request that landed.
@@ -113,6 +113,45 @@ final class AuthorizedRequest: RetryingRequest, @unchecked Sendable {
             return
         }
         #expect(server.hits("/big") == 1, "not retried")
+    }
+
+    /// The limit is applied to the bytes as they arrive: a body that never ends (chunked, no length, the
+    /// connection held open) fails as too large once the limit is passed, where keeping the body until it
+    /// ended would wait for ever and time out.
+    @Test(arguments: [
+        TestBody.chunked(Array(repeating: Data(count: 500), count: 10)),
+        .drip(Data(count: 1_000_000), chunkSize: 1_500, interval: 0.5),
+    ])
+    func aBodyOverTheLimitFailsBeforeTheRestCouldArrive(body: TestBody) throws {
+        let server = try TestServer.started()
+        defer { server.stop() }
+        switch body {
+        case .chunked(let chunks):
+            // The chunks without the terminating zero-size chunk, on a kept-alive connection: the body never ends.
+            var raw = Data("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nConnection: keep-alive\r\n\r\n".utf8)
+            for chunk in chunks {
+                raw.append(Data((String(chunk.count, radix: 16) + "\r\n").utf8))
+                raw.append(chunk)
+                raw.append(Data("\r\n".utf8))
+            }
+            let head = raw
+            server.route("/endless") { _ in TestResponse(fault: .raw(head)) }
+        default:
+            // 1 MB at 1,500 bytes per 0.5 s: the whole body would take over 5 minutes.
+            server.route("/endless") { _ in TestResponse(body: body) }
+        }
+        let request = RetryingRequest(
+            URLRequest(url: server.url("/endless")), policy: testPolicy(attempts: 3), timeout: 5, bodyLimit: 1_000)
+        let started = Date()
+        let ending = run(request, timeout: 30)
+        let elapsed = Date().timeIntervalSince(started)
+        guard case .responseTooLarge(1_000)? = ending?.error?.kind else {
+            Issue.record("\(String(describing: ending))")
+            return
+        }
+        #expect((request.duration ?? 99) < 5, "failed after \(request.duration ?? 99) s: it waited for the body")
+        #expect(elapsed < 30)
+        #expect(server.hits("/endless") == 1, "not retried")
     }
 
     @Test func aBodyAtTheLimitPasses() throws {

@@ -21,12 +21,10 @@ struct InterruptedSaveTests {
         download.callbackQueue = queue
         let progress = progressStream(of: download)
         let ending = started(download)
-        for await report in progress where report.completedBytes > 0 {
-            break
-        }
+        _ = try await firstProgressWithBytes(in: progress)
         #expect(scratch.contents().count == 1, "the partial file exists while the body arrives")
         download.cancel()
-        let error = connectionError(await ending.value)
+        let error = connectionError(try await endingResult(of: ending))
 
         #expect(error?.isCancelled == true)
         #expect(scratch.contents().isEmpty)
@@ -67,11 +65,9 @@ struct InterruptedSaveTests {
         download.callbackQueue = queue
         let progress = progressStream(of: download)
         let ending = started(download)
-        for await report in progress where report.completedBytes > 0 {
-            break
-        }
+        _ = try await firstProgressWithBytes(in: progress)
         download.cancel()
-        #expect(connectionError(await ending.value)?.isCancelled == true)
+        #expect(connectionError(try await endingResult(of: ending))?.isCancelled == true)
 
         #expect(scratch.contents() == [".slow.bin.ckpart", ".slow.bin.ckpart-validator"])
         let validator = try String(contentsOf: scratch.file(".slow.bin.ckpart-validator"), encoding: .utf8)

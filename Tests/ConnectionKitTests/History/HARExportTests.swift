@@ -49,11 +49,11 @@ import Testing
         let apiKey = "key-\(UUID().uuidString)"
         let done = HARProbe(server.url("/ok?token=\(token)&q=1"), headers: ["X-Api-Key": apiKey])
         let live = HARProbe(server.url("/hang"))
-        let finished = EndingTally()
+        let finished = EndingRecorder()
         finished.track(done)
         done.start()
         guard finished.wait() else { return }
-        let endings = EndingTally()
+        let endings = EndingRecorder()
         endings.track(live)
         live.start()
         #expect(await server.waitForHits("/hang"), "the live request reached the server")

@@ -27,7 +27,7 @@ import Testing
         let ok = HistoryLeafProbe(server.url("/ok?token=\(token)&page=2"), headers: headers)
         let flaky = HistoryProbe(server.url("/flaky"), method: .put, body: Data("abc".utf8))
         let hung = HistorySiblingProbe(server.url("/hang"))
-        let endings = EndingTally()
+        let endings = EndingRecorder()
         [ok, flaky, hung].forEach { endings.track($0) }
         ok.start()
         flaky.start()
@@ -94,7 +94,7 @@ import Testing
         let parent = HistoryProbe(server.url("/ok"))
         let leaf = HistoryLeafProbe(server.url("/missing"))
         let sibling = HistorySiblingProbe(server.url("/ok"))
-        let endings = EndingTally()
+        let endings = EndingRecorder()
         [parent, leaf, sibling].forEach { endings.track($0) }
         [parent, leaf, sibling].forEach { $0.start() }
         guard endings.wait() else { return }

@@ -19,7 +19,7 @@ import Testing
             StatisticsProbe(server.url("/bad"), method: .post, body: Data("xy".utf8)),
         ]
         let before = ConnectionRegistry.shared.statistics(of: StatisticsProbe.self)
-        let endings = EndingTally()
+        let endings = EndingRecorder()
         requests.forEach { endings.track($0) }
         requests.forEach { $0.start() }
         guard endings.wait() else { return }

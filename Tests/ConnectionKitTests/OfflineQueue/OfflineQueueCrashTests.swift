@@ -19,7 +19,7 @@ final class DrainWrite: ConnectionRequest<Data>, @unchecked Sendable {
     override var authorization: Authorization? { .bearer("crash-secret-token") }
 }
 
-@Suite("OfflineQueue crash safety", .exclusive)
+@Suite("OfflineQueue crash safety", .exclusive, .timeLimit(.minutes(20)))
 struct OfflineQueueCrashTests {
     static let writes = 1000
 
@@ -42,8 +42,9 @@ struct OfflineQueueCrashTests {
         return nil
     }
 
-    /// Runs the helper; with `killAfterLines`, kills it with SIGKILL once it printed that many lines (at once
-    /// for 0), otherwise lets it finish. Returns everything it printed.
+    /// Runs the helper; with `killAfterLines`, kills it with SIGKILL once it printed `READY` (its queue is
+    /// open) and that many lines after it, otherwise lets it finish. Records an issue when the child was not
+    /// ended by that kill (it finished first, or died of something else). Returns everything it printed.
     static func runHelper(_ helper: URL, _ arguments: [String], killAfterLines: Int?) throws -> Data {
         let process = Process()
         process.executableURL = helper
@@ -54,7 +55,8 @@ struct OfflineQueueCrashTests {
         let reader = pipe.fileHandleForReading
         var output = Data()
         if let killAfterLines {
-            while output.reduce(0, { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) }) < killAfterLines {
+            // `READY` is a line of its own, so the kill comes after `killAfterLines + 1` lines.
+            while lines(in: output).count < killAfterLines + 1 {
                 let chunk = reader.availableData
                 if chunk.isEmpty { break }
                 output.append(chunk)
@@ -64,21 +66,31 @@ struct OfflineQueueCrashTests {
         try? pipe.fileHandleForWriting.close()
         output.append(reader.readDataToEndOfFile())
         process.waitUntilExit()
+        let printed = lines(in: output)
+        #expect(printed.first == "READY", "the helper did not open its queue: \(printed.prefix(3))")
         if killAfterLines != nil {
-            #expect(process.terminationReason == .uncaughtSignal || output.suffix(5) == Data("DONE\n".utf8))
+            #expect(!printed.contains("DONE"), "the helper finished before the kill: the round tested no crash")
+            #expect(
+                process.terminationReason == .uncaughtSignal && process.terminationStatus == SIGKILL,
+                "the helper ended by \(process.terminationReason) \(process.terminationStatus), not by the SIGKILL")
         } else {
-            #expect(process.terminationStatus == 0)
+            #expect(process.terminationReason == .exit && process.terminationStatus == 0)
         }
         return output
+    }
+
+    /// The complete lines of `output` (a line cut by the kill is not one).
+    static func lines(in output: Data) -> [String] {
+        var lines = String(decoding: output, as: UTF8.self).components(separatedBy: "\n")
+        lines.removeLast()
+        return lines
     }
 
     /// The `<index> <key>` lines of the enqueueing helper, by key. Only complete lines count: a line cut by the
     /// kill was never acknowledged to anyone.
     static func acknowledgements(in output: Data) -> [String: Int] {
         var acknowledged: [String: Int] = [:]
-        var lines = String(decoding: output, as: UTF8.self).components(separatedBy: "\n")
-        lines.removeLast()
-        for line in lines where line != "DONE" {
+        for line in lines(in: output) where line != "DONE" && line != "READY" {
             let parts = line.split(separator: " ")
             guard parts.count == 2, let index = Int(parts[0]) else {
                 Issue.record("unexpected helper output line: \(line)")
@@ -158,7 +170,9 @@ struct OfflineQueueCrashTests {
         #expect(Set(acknowledged.values) == Set(0..<acknowledged.count))
 
         // 2. Nothing secret reached the disk, and every file is private.
-        for file in OfflineFixtures.files(in: directory) {
+        let files = OfflineFixtures.files(in: directory)
+        #expect(acknowledged.isEmpty || !files.isEmpty, "\(acknowledged.count) writes acknowledged, no file on disk")
+        for file in files {
             let bytes = try Data(contentsOf: file)
             #expect(bytes.range(of: Data("crash-secret-token".utf8)) == nil, "secret in \(file.path)")
             #expect(bytes.range(of: Data("crash-cookie".utf8)) == nil, "cookie in \(file.path)")

@@ -35,7 +35,7 @@ private final class ActivityRecorder: @unchecked Sendable {
     var lastTime: Date? { lock.withLock { times.last } }
 }
 
-@Suite(.exclusive) struct RegistryActivityTests {
+@Suite(.exclusive, .timeLimit(.minutes(20))) struct RegistryActivityTests {
     @Test func onAtOnceOffAfterTheHideDelay() {
         let activity = NetworkActivity(hideDelay: 0.2)
         let recorder = ActivityRecorder()
@@ -80,19 +80,26 @@ private final class ActivityRecorder: @unchecked Sendable {
         #expect(recorder.lastTime.map { $0.timeIntervalSince(ended) >= 0.19 } == true)
     }
 
+    /// Other tests raise the shared signal too, but they only ever add to its count: with this test's many
+    /// requests live, a count below their number shows the registry did not feed the signal. (The exclusive
+    /// tests that start this many requests never overlap this one.)
     @Test func theSharedSignalIsOnWhileARequestIsLive() throws {
         let server = try TestServer.started()
         defer { server.stop() }
         server.route("/hang") { _ in TestResponse(fault: .neverRespond) }
-        let request = ActivityProbe(server.url("/hang"))
-        let endings = EndingTally()
-        endings.track(request)
-        request.start()
+        let live = 100
+        let requests = (0..<live).map { _ in ActivityProbe(server.url("/hang")) }
+        let endings = EndingRecorder()
+        requests.forEach { endings.track($0) }
+        requests.forEach { $0.start() }
+        #expect(ConnectionRegistry.shared.requests(of: ActivityProbe.self).count == live)
+        let during = NetworkActivity.shared.liveRequestCount
+        #expect(during >= live, "\(during) live requests counted while this test alone had \(live) running")
         #expect(NetworkActivity.shared.isActive)
-        #expect(NetworkActivity.shared.liveRequestCount >= 1)
         #expect(NetworkActivity.hideDelay == 0.25)
-        request.cancel()
-        _ = endings.wait()
+        requests.forEach { $0.cancel() }
+        guard endings.wait() else { return }
+        #expect(ConnectionRegistry.shared.requests(of: ActivityProbe.self).isEmpty)
     }
 
     @Test func changesStreamStartsWithTheCurrentValue() async {

@@ -4,7 +4,7 @@ import Testing
 
 @testable import ConnectionKit
 
-@Suite(.exclusive) struct RegistryCURLTests {
+@Suite(.exclusive, .timeLimit(.minutes(20))) struct RegistryCURLTests {
     /// Runs `command` with `/bin/sh -c`, as a user pasting it would; `nil` (and an issue) on timeout.
     private func runShell(_ command: String) -> (status: Int32, output: Data)? {
         let process = Process()
@@ -21,13 +21,25 @@ import Testing
             Issue.record("could not run /bin/sh: \(error)")
             return nil
         }
-        let data = output.fileHandleForReading.readDataToEndOfFile()
+        // Read on a thread of its own: a curl that hangs must fail the test, not block it on the pipe (nor
+        // hold a Dispatch worker, which libdispatch on Linux does not replace while it blocks).
+        let data = ConnectionKitTests.Locked<Data?>(nil)
+        let read = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            let bytes = output.fileHandleForReading.readDataToEndOfFile()
+            data.withLock { $0 = bytes }
+            read.signal()
+        }
         guard ended.wait(timeout: .now() + 30) == .success else {
             process.terminate()
             Issue.record("curl did not finish")
             return nil
         }
-        return (process.terminationStatus, data)
+        guard read.wait(timeout: .now() + 10) == .success, let bytes = data.withLock({ $0 }) else {
+            Issue.record("curl's output did not end")
+            return nil
+        }
+        return (process.terminationStatus, bytes)
     }
 
     @Test func theCURLStringRunsWithCurlAndGetsTheSameResponse() async throws {

@@ -3,7 +3,7 @@ import ConnectionKitTesting
 import Foundation
 import Testing
 
-@Suite(.serialized, .exclusive) struct RegistryCancelTests {
+@Suite(.serialized, .exclusive, .timeLimit(.minutes(20))) struct RegistryCancelTests {
     @Test func cancelByClassHitsTheClassAndItsSubclassesOnly() throws {
         let server = try TestServer.started()
         defer { server.stop() }
@@ -13,8 +13,8 @@ import Testing
         let news = NewsFeedProbe(url)
         let breaking = BreakingNewsProbe(url)
         let profile = ProfileProbe(url)
-        let cancelled = EndingTally()
-        let survivors = EndingTally()
+        let cancelled = EndingRecorder()
+        let survivors = EndingRecorder()
         cancelled.track(news)
         cancelled.track(breaking)
         survivors.track(feed)
@@ -57,7 +57,7 @@ import Testing
         server.route("/hang") { _ in TestResponse(fault: .neverRespond) }
         let news = NewsFeedProbe(server.url("/hang"))
         let profile = ProfileProbe(server.url("/hang"))
-        let endings = EndingTally()
+        let endings = EndingRecorder()
         endings.track(news)
         endings.track(profile)
         news.start()

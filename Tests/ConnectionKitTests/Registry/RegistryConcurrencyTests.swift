@@ -3,7 +3,7 @@ import ConnectionKitTesting
 import Foundation
 import Testing
 
-@Suite(.exclusive) struct RegistryConcurrencyTests {
+@Suite(.exclusive, .timeLimit(.minutes(20))) struct RegistryConcurrencyTests {
     /// 2,000 requests started and cancelled from eight threads at once, while other threads cancel
     /// by class: the registry ends empty and every request ends exactly once, cancelled.
     @Test func twoThousandRequestsStartedAndCancelledFromSeveralThreads() throws {
@@ -14,7 +14,7 @@ import Testing
         let threads = 8
         let perThread = 250
         let requests = (0..<(threads * perThread)).map { _ in StressProbe(url) }
-        let endings = EndingTally()
+        let endings = EndingRecorder()
         requests.forEach { endings.track($0) }
 
         DispatchQueue.concurrentPerform(iterations: threads + 2) { worker in
@@ -50,7 +50,7 @@ import Testing
         let server = try TestServer.started()
         defer { server.stop() }
         server.route("/hang") { _ in TestResponse(fault: .neverRespond) }
-        let endings = EndingTally()
+        let endings = EndingRecorder()
         let requests = (0..<3000).map { _ in RaceProbe(server.url("/hang")) }
         for request in requests {
             endings.track(request)

@@ -3,14 +3,14 @@ import ConnectionKitTesting
 import Foundation
 import Testing
 
-@Suite(.exclusive) struct RegistryDebugDumpTests {
+@Suite(.exclusive, .timeLimit(.minutes(20))) struct RegistryDebugDumpTests {
     @Test func oneLinePerLiveRequestInStartOrder() throws {
         let server = try TestServer.started()
         defer { server.stop() }
         server.route("/hang") { _ in TestResponse(fault: .neverRespond) }
         let first = DumpProbe(server.url("/hang?n=1"))
         let second = DumpProbe(server.url("/hang?n=2"), method: .delete)
-        let endings = EndingTally()
+        let endings = EndingRecorder()
         endings.track(first)
         endings.track(second)
         first.start()

@@ -7,7 +7,7 @@ import Testing
 /// DebugProbe's settings under another name, so that these tests find only their own blocks.
 final class VerboseProbe: DebugProbe, @unchecked Sendable {}  // Safe: no state of its own.
 
-@Suite(.serialized, .exclusive) struct RegistryDebugOutputTests {
+@Suite(.serialized, .exclusive, .timeLimit(.minutes(20))) struct RegistryDebugOutputTests {
     @Test func aRequestBlockPerAttemptAndAResponseBlockAtTheEnd() throws {
         DebugCapture.install()
         let server = try TestServer.started()
@@ -16,7 +16,7 @@ final class VerboseProbe: DebugProbe, @unchecked Sendable {}  // Safe: no state 
         let body = Data(String(repeating: "a", count: 3000).utf8)
         let request = VerboseProbe(
             server.url("/echo?page=1"), method: .post, headers: ["Content-Type": "text/plain"], body: body)
-        let endings = EndingTally()
+        let endings = EndingRecorder()
         endings.track(request)
         request.start()
         guard endings.wait() else { return }
@@ -46,7 +46,7 @@ final class VerboseProbe: DebugProbe, @unchecked Sendable {}  // Safe: no state 
         defer { server.stop() }
         server.route("/broken") { _ in .status(500, body: "database down") }
         let request = VerboseProbe(server.url("/broken"))
-        let endings = EndingTally()
+        let endings = EndingRecorder()
         endings.track(request)
         request.start()
         guard endings.wait() else { return }
@@ -63,7 +63,7 @@ final class VerboseProbe: DebugProbe, @unchecked Sendable {}  // Safe: no state 
         server.route("/ok") { _ in .text("ok") }
         #expect(!ConnectionDebug.isEnabled, "off by default")
         let quiet = SecretProbe(server.url("/ok"))
-        let beforeSwitch = EndingTally()
+        let beforeSwitch = EndingRecorder()
         beforeSwitch.track(quiet)
         quiet.start()
         guard beforeSwitch.wait() else { return }
@@ -72,7 +72,7 @@ final class VerboseProbe: DebugProbe, @unchecked Sendable {}  // Safe: no state 
         ConnectionDebug.isEnabled = true
         let follower = SecretProbe(server.url("/ok"))
         let silent = SilentProbe(server.url("/ok"))
-        let endings = EndingTally()
+        let endings = EndingRecorder()
         endings.track(follower)
         endings.track(silent)
         follower.start()

@@ -14,7 +14,7 @@ final class RetryProbe: Probe, @unchecked Sendable {  // Safe: no state of its o
     }
 }
 
-@Suite(.serialized, .exclusive) struct RegistryEventTests {
+@Suite(.serialized, .exclusive, .timeLimit(.minutes(20))) struct RegistryEventTests {
     /// Collects the events of requests of class `typeName` until one of them ends.
     private func collect(_ stream: AsyncStream<ConnectionEvent>, typeName: String) -> Task<[ConnectionEvent], Never> {
         Task {
@@ -37,7 +37,7 @@ final class RetryProbe: Probe, @unchecked Sendable {  // Safe: no state of its o
         let stream = ConnectionRegistry.shared.events
         let collector = collect(stream, typeName: "EventProbe")
         let request = EventProbe(server.url("/upload?page=2"), method: .post, body: Data("hello".utf8))
-        let endings = EndingTally()
+        let endings = EndingRecorder()
         endings.track(request)
         let before = Date()
         request.start()
@@ -92,7 +92,7 @@ final class RetryProbe: Probe, @unchecked Sendable {  // Safe: no state of its o
         let stream = ConnectionRegistry.shared.events
         let collector = collect(stream, typeName: "RetryProbe")
         let request = RetryProbe(server.url("/flaky"))
-        let endings = EndingTally()
+        let endings = EndingRecorder()
         endings.track(request)
         request.start()
         guard endings.wait() else { return }
@@ -112,7 +112,7 @@ final class RetryProbe: Probe, @unchecked Sendable {  // Safe: no state of its o
         let first = collect(ConnectionRegistry.shared.events, typeName: "EventProbe")
         let second = collect(ConnectionRegistry.shared.events, typeName: "EventProbe")
         let request = EventProbe(server.url("/ok"))
-        let endings = EndingTally()
+        let endings = EndingRecorder()
         endings.track(request)
         request.start()
         guard endings.wait() else { return }

@@ -3,7 +3,7 @@ import ConnectionKitTesting
 import Foundation
 import Testing
 
-@Suite(.serialized, .exclusive) struct RegistryQueryTests {
+@Suite(.serialized, .exclusive, .timeLimit(.minutes(20))) struct RegistryQueryTests {
     @Test func isInUseAndRequestsOfWhileRunningAndAfter() throws {
         let server = try TestServer.started()
         defer { server.stop() }
@@ -13,7 +13,7 @@ import Testing
         #expect(!ConnectionRegistry.shared.isInUse(QueryProbe.self))
         #expect(ConnectionRegistry.shared.requests(of: QueryProbe.self).isEmpty)
 
-        let endings = EndingTally()
+        let endings = EndingRecorder()
         endings.track(first)
         endings.track(second)
         first.start()

@@ -5,7 +5,7 @@ import Testing
 
 /// A secret header, a secret query item, a Basic `Authorization` and a `Set-Cookie` never reach the
 /// debug sink, a cURL string, a snapshot, the debug dump or an event, although the server gets them.
-@Suite(.exclusive) struct RegistryRedactionTests {
+@Suite(.exclusive, .timeLimit(.minutes(20))) struct RegistryRedactionTests {
     let apiKey = "key-\(UUID().uuidString)"
     let token = "tok-\(UUID().uuidString)"
     let password = "pw-\(UUID().uuidString)"
@@ -54,7 +54,7 @@ import Testing
         // One request that completes, one that is live while snapshots are taken, then cancelled.
         let done = DebugProbe(server.url("/echo?token=\(token)&page=1"), headers: headers, authorization: credentials)
         let live = DebugProbe(server.url("/hang?token=\(token)"), headers: headers, authorization: credentials)
-        let endings = EndingTally()
+        let endings = EndingRecorder()
         endings.track(done)
         endings.track(live)
         var texts = [done.cURLDescription, live.cURLDescription]

@@ -27,11 +27,26 @@ final class CancelsInDecision: RetryingRequest, @unchecked Sendable {
 /// Cancels itself while the idle timer of its first attempt is being armed.
 final class CancelsWhileArming: RetryingRequest, @unchecked Sendable {
     private let reads = Counter()
+    /// Whether the cancelling read came after the transfer began, i.e. from the arming of the idle timer
+    /// (`nil` until that read): the test is only about that race if it did.
+    let cancelledAfterTransferBegan = Locked<Bool?>(nil)
+
     override var timeoutInterval: TimeInterval {
         // Read once to build the request, then when the idle timer is armed.
-        if reads.next() == 2 { cancel() }
+        if reads.next() == 2 {
+            let began = transferBegan(self)
+            cancelledAfterTransferBegan.withLock { $0 = began }
+            cancel()
+        }
         return 5
     }
+}
+
+/// Whether `request`'s current transfer was handed to URLSession: its registry snapshot shows the URL sent
+/// (set as the transfer begins, cleared by every start).
+func transferBegan(_ request: AnyConnectionRequest) -> Bool {
+    let identifier = request.identifier
+    return ConnectionRegistry.shared.snapshot().first { $0.identifier == identifier }?.redactedURL != nil
 }
 
 /// Cancels itself while its deadline timer is being armed.
@@ -43,7 +58,7 @@ final class CancelsWhileArmingDeadline: RetryingRequest, @unchecked Sendable {
 }
 
 /// Cancelling during the backoff wait, and cancels that race the arming of timers.
-@Suite(.exclusive) struct RetryCancelTests {
+@Suite(.exclusive, .timeLimit(.minutes(20))) struct RetryCancelTests {
     @Test func cancelDuringTheBackoffWaitEndsAtOnceAndSendsNothingMore() throws {
         let server = try TestServer.started()
         defer { server.stop() }
@@ -54,21 +69,23 @@ final class CancelsWhileArmingDeadline: RetryingRequest, @unchecked Sendable {
             return .status(503)
         }
         let request = BackoffCancelled(server.url("/busy"), policy: testPolicy(attempts: 3, backoff: 0.6))
-        let recorder = EndingRecorder()
-        recorder.attach(to: request)
+        let recorder = EndingRecorder(settle: settleWindow(for: request))
+        recorder.track(request, queue: DispatchQueue(label: "RetryCancelTests"))
         request.start()
         #expect(request.decided.wait(timeout: .now() + 10) == .success, "the first attempt failed")
         let cancelledAt = Date()
         request.cancel()
-        let ending = recorder.wait()
+        recorder.wait(seconds: 15)
+        let ending = recorder.ending(of: request)
         #expect(ending?.error?.isCancelled == true)
-        #expect(Date().timeIntervalSince(cancelledAt) < 0.5, "no wait for the backoff")
+        let endedAt = try #require(recorder.dates(request).first)
+        #expect(endedAt.timeIntervalSince(cancelledAt) < 0.5, "no wait for the backoff")
         #expect(!ConnectionRegistry.shared.isInUse(BackoffCancelled.self))
         // The backoff (0.6 s) passes: no second attempt may arrive.
         #expect(secondAttempt.wait(timeout: .now() + 1.0) == .timedOut)
         #expect(server.hits("/busy") == 1)
         #expect(request.attempt == 1)
-        #expect(recorder.count == 1)
+        #expect(recorder.count(request) == 1)
     }
 
     @Test func cancelFromTheRetryDecisionDoesNotTrap() throws {
@@ -84,8 +101,10 @@ final class CancelsWhileArmingDeadline: RetryingRequest, @unchecked Sendable {
         let server = try TestServer.started()
         defer { server.stop() }
         server.route("/ok") { _ in .text("ok") }
-        let ending = run(CancelsWhileArming(server.url("/ok")))
+        let request = CancelsWhileArming(server.url("/ok"))
+        let ending = run(request)
         #expect(ending?.error?.isCancelled == true)
+        #expect(request.cancelledAfterTransferBegan.withLock { $0 } == true, "the cancel came from the arming")
     }
 
     @Test func cancelWhileTheDeadlineIsArmedDoesNotTrap() throws {

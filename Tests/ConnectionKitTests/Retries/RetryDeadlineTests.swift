@@ -3,8 +3,25 @@ import ConnectionKitTesting
 import Foundation
 import Testing
 
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// Records when each retry wait was decided and how long it is (the decision comes just before the
+/// wait is scheduled, so a wait ends no earlier than `decidedAt + delay`).
+final class DecisionRecordingRequest: RetryingRequest, @unchecked Sendable {
+    let decisions = Locked<[(decidedAt: Date, delay: TimeInterval)]>([])
+
+    override func retryDecision(for error: ConnectionError, attempt: Int, response: HTTPURLResponse?) -> RetryDecision {
+        let decidedAt = Date()
+        let decision = super.retryDecision(for: error, attempt: attempt, response: response)
+        if case .retry(let delay) = decision { decisions.withLock { $0.append((decidedAt, delay)) } }
+        return decision
+    }
+}
+
 /// The policy's overall `deadline` bounds all attempts and waits together.
-@Suite(.exclusive) struct RetryDeadlineTests {
+@Suite(.exclusive, .timeLimit(.minutes(20))) struct RetryDeadlineTests {
     @Test func theDeadlineCutsAnAttemptShort() throws {
         let server = try TestServer.started()
         defer { server.stop() }
@@ -24,10 +41,14 @@ import Testing
         server.route("/busy") { _ in .status(503) }
         // Waits of 0.25 s within 0.9 s: attempts at about 0, 0.25, 0.5 (and 0.75 if the machine is quick);
         // then the next wait would end past the deadline, so the request fails at once with the last error.
-        let request = RetryingRequest(
+        let request = DecisionRecordingRequest(
             server.url("/busy"), policy: testPolicy(attempts: 100, backoff: 0.25, deadline: 0.9))
         let ending = run(request)
         let hits = server.hits("/busy")
+        // A wait that would end past the deadline must never be scheduled (the request fails at once
+        // instead), whichever way the run ended. `dateStarted` is set just before the deadline is armed.
+        let deadline = (request.dateStarted ?? .distantPast).addingTimeInterval(0.9 + clockTolerance)
+        let crossing = request.decisions.withLock { $0 }.filter { $0.decidedAt.addingTimeInterval($0.delay) > deadline }
         // 1 only when a loaded machine makes the first attempt outlast the deadline.
         #expect((1...4).contains(hits), "\(hits) attempts")
         expectGaps(gaps(server, "/busy"), within: Array(repeating: 0.25...0.25, count: max(0, hits - 1)))
@@ -35,10 +56,13 @@ import Testing
             #expect(
                 (request.duration ?? 99) <= 0.9 + clockTolerance,
                 "failed before the deadline rather than waiting for it")
+            #expect(crossing.count <= 1, "only the last decision may cross the deadline, and it was not waited out")
         } else {
-            // On a loaded machine an attempt may still be running when the deadline passes.
+            // On a loaded machine an attempt may still be running when the deadline passes: then no wait
+            // crossed it. A wait scheduled past the deadline (the bug) ends here too, but is seen above.
             #expect(ending?.error?.isTimedOut == true)
             #expect((request.duration ?? 99) <= 0.9 + schedulingSlack)
+            #expect(crossing.isEmpty, "a wait of \(crossing.map(\.delay)) s was scheduled past the deadline")
         }
     }
 

@@ -12,7 +12,7 @@ final class ProgressRetry: RetryingRequest, @unchecked Sendable {}
 final class EventedRetry: RetryingRequest, @unchecked Sendable {}
 
 /// Retries as the registry, its events and the progress handler show them.
-@Suite(.exclusive) struct RetryObservationTests {
+@Suite(.exclusive, .timeLimit(.minutes(20))) struct RetryObservationTests {
     @Test func theRegistryShowsTheAttemptNumber() throws {
         let server = try TestServer.started()
         defer { server.stop() }
@@ -50,10 +50,12 @@ final class EventedRetry: RetryingRequest, @unchecked Sendable {}
         // (generously: other suites may flood the registry's events meanwhile).
         DispatchQueue.global().asyncAfter(deadline: .now() + 60) { collected.cancel() }
         let request = EventedRetry(server.url("/events"), policy: testPolicy(attempts: 3, backoff: 0.1))
+        let recorder = EndingRecorder(settle: settleWindow(for: request))
+        recorder.track(request, queue: DispatchQueue(label: "RetryObservationTests"))
+        request.start()
         // Waits off the cooperative pool, which the collecting task needs.
-        let ending = await withCheckedContinuation { continuation in
-            DispatchQueue.global().async { continuation.resume(returning: run(request)) }
-        }
+        await recorder.ended(within: 15)
+        let ending = recorder.ending(of: request)
         #expect(ending?.error?.statusCode == 503)
         let mine = await collected.value
         #expect(mine.map(\.kind.name) == ["started", "retried", "retried", "failed"])

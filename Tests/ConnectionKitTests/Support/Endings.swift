@@ -36,56 +36,38 @@ func waitForSignal(timeout: TimeInterval, _ register: (@escaping @Sendable () ->
     }
 }
 
-/// Records every ending (completion or failure call) of a request, so that tests can await the first
-/// and check there was exactly one.
-final class Endings<Output: Sendable>: Sendable {
-    private struct State {
-        var results: [Result<Output, any Error>] = []
-        var waiters: [@Sendable () -> Void] = []
-    }
-
-    private let state = Locked(State())
+/// The endings of one request, typed: a view of an ``EndingRecorder`` for tests that await the ending.
+struct Endings<Output: Sendable>: Sendable {
+    let recorder: EndingRecorder
+    let request: ConnectionRequest<Output>
     let queue: DispatchQueue
 
-    /// Installs handlers on `request` that record its endings.
-    init(_ request: ConnectionRequest<Output>, queue: DispatchQueue = testCallbackQueue) {
+    /// Installs handlers on `request` that record its endings on `queue`; `settle` is how long the
+    /// check for a second ending watches (see ``EndingRecorder``).
+    init(
+        _ request: ConnectionRequest<Output>, queue: DispatchQueue = testCallbackQueue,
+        settle: TimeInterval = EndingRecorder.defaultSettle
+    ) {
+        self.recorder = EndingRecorder(settle: settle)
+        self.request = request
         self.queue = queue
-        request.callbackQueue = queue
-        request.completionHandler = { [self] value in record(.success(value)) }
-        request.failureHandler = { [self] error in record(.failure(error)) }
-    }
-
-    private func record(_ result: Result<Output, any Error>) {
-        let ready = state.withLock { state in
-            state.results.append(result)
-            defer { state.waiters = [] }
-            return state.waiters
-        }
-        ready.forEach { $0() }
+        recorder.track(request, queue: queue)
     }
 
     /// How many endings were recorded.
-    var count: Int { state.withLock { $0.results.count } }
+    var count: Int { recorder.count(request) }
 
-    /// All endings so far.
-    var all: [Result<Output, any Error>] { state.withLock { $0.results } }
+    /// When each ending was recorded.
+    var dates: [Date] { recorder.dates(request) }
 
-    /// The first ending, waiting up to `timeout` seconds; records an issue and throws if none came.
+    /// The first ending, waiting up to `timeout` seconds; records an issue and throws if none came. Before
+    /// returning it checks that no second ending followed (see ``EndingRecorder``).
     func first(timeout: TimeInterval = 15, sourceLocation: SourceLocation = #_sourceLocation) async throws -> Result<
         Output, any Error
     > {
-        _ = await waitForSignal(timeout: timeout) { signal in
-            let now = state.withLock { state -> Bool in
-                if !state.results.isEmpty { return true }
-                state.waiters.append(signal)
-                return false
-            }
-            if now { signal() }
-        }
-        guard let first = state.withLock({ $0.results.first }) else {
-            Issue.record("no ending within \(timeout) s", sourceLocation: sourceLocation)
-            throw TestTimeout()
-        }
+        guard await recorder.ended(within: timeout, sourceLocation: sourceLocation),
+            let first = recorder.first(of: request)
+        else { throw TestTimeout() }
         return first
     }
 
@@ -136,4 +118,29 @@ extension DispatchQueue {
             async { continuation.resume() }
         }
     }
+}
+
+/// Runs `operation` and returns its value, giving up after `seconds`: then records an issue (naming
+/// `what`), cancels the operation and throws ``TestTimeout``. For awaits that could otherwise hang a test.
+func within<T: Sendable>(
+    _ seconds: TimeInterval, _ what: String, sourceLocation: SourceLocation = #_sourceLocation,
+    _ operation: @escaping @Sendable () async -> T
+) async throws -> T {
+    let result = Locked<T?>(nil)
+    let work = Task {
+        let value = await operation()
+        result.withLock { $0 = value }
+    }
+    let finished = await waitForSignal(timeout: seconds) { signal in
+        Task {
+            await work.value
+            signal()
+        }
+    }
+    guard finished, let value = result.withLock({ $0 }) else {
+        work.cancel()
+        Issue.record("\(what) did not come within \(seconds) s", sourceLocation: sourceLocation)
+        throw TestTimeout()
+    }
+    return value
 }

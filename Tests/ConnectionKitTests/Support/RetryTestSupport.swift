@@ -66,65 +66,47 @@ enum Ending: Sendable {
     }
 }
 
-/// Records every ending of a request (there must be exactly one) and lets a test wait for the first.
-final class EndingRecorder: @unchecked Sendable {
-    // Safe: `endings` is only touched under `lock`.
-    private let lock = NSLock()
-    private var endings: [Ending] = []
-    private let ended = DispatchSemaphore(value: 0)
-    let queue = DispatchQueue(label: "ConnectionKitTests.endings")
-
-    /// Sets the request's handlers and a private callback queue.
-    func attach<Output: Sendable>(
-        to request: ConnectionRequest<Output>, transform: @escaping @Sendable (Output) -> Data
-    ) {
-        request.callbackQueue = queue
-        request.completionHandler = { [self] output in record(.success(transform(output))) }
-        request.failureHandler = { [self] error in
-            record(.failure(error as? ConnectionError ?? ConnectionError(.other(underlying: error))))
-        }
-    }
-
-    func attach(to request: ConnectionRequest<Data>) {
-        attach(to: request, transform: { $0 })
-    }
-
-    private func record(_ ending: Ending) {
-        lock.lock()
-        endings.append(ending)
-        lock.unlock()
-        ended.signal()
-    }
-
-    /// Waits for the first ending (failing the test after `timeout` seconds), then checks that no
-    /// second one was queued behind it.
-    func wait(_ timeout: TimeInterval = 15, sourceLocation: SourceLocation = #_sourceLocation) -> Ending? {
-        guard ended.wait(timeout: .now() + timeout) == .success else {
-            Issue.record("no ending within \(timeout) s", sourceLocation: sourceLocation)
+extension EndingRecorder {
+    /// The first ending of `request` as an ``Ending``: a success's output as `Data` (described, when it
+    /// is not `Data`), a failure as a `ConnectionError`.
+    func ending(of request: AnyObject) -> Ending? {
+        switch results(request).first {
+        case .success(let output)?:
+            return .success(output as? Data ?? Data("\(output)".utf8))
+        case .failure(let error)?:
+            return .failure(error as? ConnectionError ?? ConnectionError(.other(underlying: error)))
+        case nil:
             return nil
         }
-        queue.sync {}
-        lock.lock()
-        defer { lock.unlock() }
-        #expect(endings.count == 1, "endings: \(endings.count)", sourceLocation: sourceLocation)
-        return endings.first
-    }
-
-    var count: Int {
-        lock.lock()
-        defer { lock.unlock() }
-        return endings.count
     }
 }
 
-/// Starts `request` and waits for its one ending.
+/// How long to watch for a second ending of `request`: past the timers it arms that a test can afford
+/// to wait out (its deadline, its longest backoff, its idle timeout, each when under 2 s).
+func settleWindow(for request: RetryingRequest) -> TimeInterval {
+    settleWindow(policy: request.policy, timeout: request.timeout)
+}
+
+/// ``settleWindow(for:)`` for a request with this policy and idle timeout.
+func settleWindow(policy: RetryPolicy, timeout: TimeInterval) -> TimeInterval {
+    var longestBackoff = 0.0
+    if policy.maximumAttempts > 1 {
+        let growth = pow(policy.backoffMultiplier, Double(policy.maximumAttempts))
+        longestBackoff = min(policy.maximumBackoff, policy.initialBackoff * growth) * (1 + policy.jitter)
+    }
+    let timers = [longestBackoff, policy.deadline ?? 0, timeout].filter { $0.isFinite && $0 < 2 }
+    return max(EndingRecorder.defaultSettle, (timers.max() ?? 0) + 0.2)
+}
+
+/// Starts `request`, waits for its one ending and checks that no second one follows.
 func run(_ request: RetryingRequest, timeout: TimeInterval = 15, sourceLocation: SourceLocation = #_sourceLocation)
     -> Ending?
 {
-    let recorder = EndingRecorder()
-    recorder.attach(to: request)
+    let recorder = EndingRecorder(settle: settleWindow(for: request))
+    recorder.track(request, queue: DispatchQueue(label: "ConnectionKitTests.endings"))
     request.start()
-    return recorder.wait(timeout, sourceLocation: sourceLocation)
+    recorder.wait(seconds: timeout, sourceLocation: sourceLocation)
+    return recorder.ending(of: request)
 }
 
 /// Seconds between consecutive requests the server received for `path`.

@@ -156,6 +156,8 @@ fileprivate final class FetchFile: ConnectionRequest<Data>, @unchecked Sendable 
     request.cancel()  // a no-op: the request already ended
 
     #expect(ended.wait(timeout: .now() + 10) == .success)
+    // "Once" cannot be seen at one instant: watch a moment longer for a second ending.
+    #expect(ended.wait(timeout: .now() + 0.5) == .timedOut, "ended twice")
     #expect(endings.all == ["cancelled"])
     #expect(request.state == .cancelled)
 }

@@ -3,6 +3,7 @@
 // swift-format-ignore-file
 import ConnectionKit
 import Foundation
+import Testing
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -167,6 +168,14 @@ fileprivate final class QuietPing: FeedRequest, @unchecked Sendable {
 }
 
 // MARK: - docs/registry-and-debugging.md block 12
+
+@Test fileprivate func noisyAndQuietClassesChooseForThemselves() {
+    #expect(NoisyFeed().isDebugOutputEnabled == true)
+    #expect(QuietPing().isDebugOutputEnabled == false)
+    #expect(NewsFeed().isDebugOutputEnabled == nil)  // follows the global switch
+}
+
+// MARK: - docs/registry-and-debugging.md block 13
 fileprivate func routeDebugOutput() {
     ConnectionDebug.sink = { block in
         FileHandle.standardOutput.write(Data(block.utf8))   // or hand `block` to your logger (os.Logger, swift-log…)
@@ -174,7 +183,7 @@ fileprivate func routeDebugOutput() {
     ConnectionDebug.bodyPreviewLimit = 256
 }
 
-// MARK: - docs/registry-and-debugging.md block 13
+// MARK: - docs/registry-and-debugging.md block 14
 fileprivate final class CreateEvent: FeedRequest, @unchecked Sendable {
     // Safe: no stored state.
     override var path: String { "events" }
@@ -187,7 +196,19 @@ fileprivate func printCreateEventCommand() {
     print(CreateEvent().cURLDescription)
 }
 
-// MARK: - docs/registry-and-debugging.md block 14
+// MARK: - docs/registry-and-debugging.md block 15
+@Test fileprivate func createEventRendersAsShown() {
+    let expected = """
+        curl --request 'POST' \\
+          --header 'Accept: application/json' \\
+          --header 'Content-Type: application/json' \\
+          --data-binary '{"name":"Bob'\\''s party"}' \\
+          'https://api.example.com/v1/events'
+        """
+    #expect(CreateEvent().cURLDescription == expected)
+}
+
+// MARK: - docs/registry-and-debugging.md block 16
 fileprivate final class SearchPlaces: FeedRequest, @unchecked Sendable {
     // Safe: no stored state.
     override var path: String { "places" }
@@ -195,4 +216,12 @@ fileprivate final class SearchPlaces: FeedRequest, @unchecked Sendable {
     override var queryItems: [URLQueryItem] { [URLQueryItem(name: "token", value: "t-123456")] }
     override var secretHeaderFields: Set<String> { ["X-Api-Key"] }
     override var secretQueryItems: Set<String> { ["token"] }
+}
+
+@Test fileprivate func secretsAreRedactedInTheCURLCommand() {
+    let places = SearchPlaces().cURLDescription
+    #expect(places.contains("'X-Api-Key: <redacted>'") && places.contains("token=<redacted>"))
+    #expect(!places.contains("k-987654") && !places.contains("t-123456"))
+    let events = EventsFeed().cURLDescription
+    #expect(events.contains("'Authorization: <redacted>'") && events.contains("api_key=<redacted>"))
 }

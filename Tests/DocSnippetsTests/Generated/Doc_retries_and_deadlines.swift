@@ -3,6 +3,7 @@
 // swift-format-ignore-file
 import ConnectionKit
 import Foundation
+import Testing
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -55,13 +56,23 @@ fileprivate let patientPolicy: RetryPolicy = {
 }()
 
 // MARK: - docs/retries-and-deadlines.md block 4
+
+@Test fileprivate func thePatientPolicyWaitsAsDescribed() {
+    var policy = patientPolicy
+    policy.jitter = 0  // the waits without their randomisation
+    let waits = (1...4).map { policy.backoff(beforeRetry: $0) }
+    #expect(zip(waits, [0.2, 0.6, 1.8, 5.4]).allSatisfy { abs($0 - $1) < 1e-9 })
+    #expect(policy.backoff(beforeRetry: 10) == 10)  // capped by maximumBackoff
+}
+
+// MARK: - docs/retries-and-deadlines.md block 5
 fileprivate final class SlowReport: BasicConnectionRequest, @unchecked Sendable {
     override var url: URL? { URL(string: "https://api.example.com/report") }
     override var timeoutInterval: TimeInterval { 10 }
     override var retryPolicy: RetryPolicy { .retryOnTimeout(times: 2) }
 }
 
-// MARK: - docs/retries-and-deadlines.md block 5
+// MARK: - docs/retries-and-deadlines.md block 6
 fileprivate final class Quote: JSONConnectionRequest<JSON>, @unchecked Sendable {
     override var url: URL? { URL(string: "https://api.example.com/quote") }
     override var timeoutInterval: TimeInterval { 5 }
@@ -73,7 +84,7 @@ fileprivate final class Quote: JSONConnectionRequest<JSON>, @unchecked Sendable 
     }
 }
 
-// MARK: - docs/retries-and-deadlines.md block 6
+// MARK: - docs/retries-and-deadlines.md block 7
 /// Our API answers 404 for a few seconds after an upload, until the object is indexed.
 fileprivate final class FetchUploadedObject: JSONConnectionRequest<JSON>, @unchecked Sendable {
     // Safe: immutable after init.
@@ -98,7 +109,16 @@ fileprivate final class FetchUploadedObject: JSONConnectionRequest<JSON>, @unche
     }
 }
 
-// MARK: - docs/retries-and-deadlines.md block 7
+// MARK: - docs/retries-and-deadlines.md block 8
+@Test fileprivate func aMissingObjectIsAwaitedThenThePolicyDecides() {
+    let lookup = FetchUploadedObject(objectID: "a1")
+    let notIndexedYet = ConnectionError(.unacceptableStatusCode(404, body: nil))
+    #expect(lookup.retryDecision(for: notIndexedYet, attempt: 2, response: nil) == .retry(after: 1))
+    #expect(lookup.retryDecision(for: notIndexedYet, attempt: 4, response: nil) == .doNotRetry)
+    #expect(lookup.retryDecision(for: .cancelled, attempt: 1, response: nil) == .doNotRetry)
+}
+
+// MARK: - docs/retries-and-deadlines.md block 9
 fileprivate func logRetries() -> Task<Void, Never> {
     Task {
         for await event in ConnectionRegistry.shared.events {
@@ -109,7 +129,7 @@ fileprivate func logRetries() -> Task<Void, Never> {
     }
 }
 
-// MARK: - docs/retries-and-deadlines.md block 8
+// MARK: - docs/retries-and-deadlines.md block 10
 fileprivate final class Thumbnail: BasicConnectionRequest, @unchecked Sendable {
     override var url: URL? { URL(string: "https://cdn.example.com/thumb.png") }
     override var maximumResponseBodySize: Int64 { 2 * 1024 * 1024 }  // default 128 MiB

@@ -16,10 +16,11 @@ import Testing
     let server = try TestServer.started()   // TestServer() + start()
     defer { server.stop() }
 
-    print(server.port)                      // e.g. 41873, picked by the OS
-    print(server.baseURL)                   // http://127.0.0.1:41873
-    print(server.url("/events?page=2"))     // http://127.0.0.1:41873/events?page=2
-    print(server.url("events"))             // the leading slash is optional
+    let port = server.port                  // e.g. 41873, picked by the OS
+    #expect(port > 0)
+    #expect(server.baseURL.absoluteString == "http://127.0.0.1:\(port)")
+    #expect(server.url("/events?page=2").absoluteString == "http://127.0.0.1:\(port)/events?page=2")
+    #expect(server.url("events") == server.url("/events"))  // the leading slash is optional
 }
 
 // MARK: - docs/testing-server.md block 2

@@ -33,6 +33,7 @@ import Foundation
 /// original `Idempotency-Key`. A corrupt entry is moved to `corrupt/` with a log line.
 ///
 /// One directory is opened by one queue at a time (a lock file enforces it, also across processes).
+/// - SeeAlso: <doc:offline-queue>
 public final class OfflineQueue: Sendable {
     /// The directory the queue lives in.
     public let directory: URL

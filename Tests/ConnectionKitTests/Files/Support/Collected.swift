@@ -1,5 +1,6 @@
 import ConnectionKit
 import Foundation
+import Testing
 
 /// Values collected from handlers on any queue.
 final class Collected<Value: Sendable>: @unchecked Sendable {
@@ -32,13 +33,43 @@ func isFileSystemError(_ error: ConnectionError?) -> Bool {
     return false
 }
 
-/// Runs `request` to its end and returns the result (never throws).
-func outcome<Output>(_ request: ConnectionRequest<Output>) async -> Result<Output, any Error> {
+/// Runs `request` to its end and returns the result (never throws); after `timeout` seconds it records
+/// an issue and returns ``TestTimeout``.
+func outcome<Output>(
+    _ request: ConnectionRequest<Output>, timeout: TimeInterval = 120, sourceLocation: SourceLocation = #_sourceLocation
+) async -> Result<Output, any Error> {
     do {
-        return .success(try await request.value())
+        return try await within(timeout, "the ending of \(request.typeName)", sourceLocation: sourceLocation) {
+            do {
+                return .success(try await request.value())
+            } catch {
+                return .failure(error)
+            }
+        }
     } catch {
         return .failure(error)
     }
+}
+
+/// The first progress report with bytes in `stream`; records an issue and throws after `timeout` seconds.
+func firstProgressWithBytes(
+    in stream: AsyncStream<TransferProgress>, timeout: TimeInterval = 30,
+    sourceLocation: SourceLocation = #_sourceLocation
+) async throws -> TransferProgress {
+    let report = try await within(timeout, "a progress report with bytes", sourceLocation: sourceLocation) {
+        () -> TransferProgress? in
+        for await report in stream where report.completedBytes > 0 { return report }
+        return nil
+    }
+    return try #require(report, "the progress stream ended before any bytes", sourceLocation: sourceLocation)
+}
+
+/// The result `task` (from ``started(_:)``) ends with; records an issue and throws after `timeout` seconds.
+func endingResult<Output>(
+    of task: Task<Result<Output, any Error>, Never>, timeout: TimeInterval = 30,
+    sourceLocation: SourceLocation = #_sourceLocation
+) async throws -> Result<Output, any Error> {
+    try await within(timeout, "the ending", sourceLocation: sourceLocation) { await task.value }
 }
 
 /// Progress events as an async sequence, for waiting until a transfer is midway.
