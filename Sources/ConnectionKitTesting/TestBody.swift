@@ -1,5 +1,4 @@
 import Foundation
-import HTTPServerCore
 
 /// How a ``TestResponse`` body goes on the wire. The default body of a response is `.data(Data())`.
 public enum TestBody: Sendable {

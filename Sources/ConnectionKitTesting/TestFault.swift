@@ -1,5 +1,4 @@
 import Foundation
-import HTTPServerCore
 
 /// A deliberate misbehaviour of the server for one response. A ``TestResponse`` has none by default.
 ///

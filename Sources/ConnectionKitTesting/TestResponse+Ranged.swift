@@ -1,5 +1,4 @@
 import Foundation
-import HTTPServerCore
 
 // MARK: - Range requests
 

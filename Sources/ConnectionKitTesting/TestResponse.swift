@@ -1,5 +1,4 @@
 import Foundation
-import HTTPServerCore
 
 /// What a route handler answers: status, headers, body, an optional delay and an optional ``TestFault``.
 ///

@@ -1,5 +1,4 @@
 import Foundation
-@_exported import HTTPServerCore
 
 /// An in-process HTTP/1.1 server on 127.0.0.1 for tests: register routes, point the code under test at
 /// ``baseURL``, then check what arrived with ``hits(_:)`` and ``receivedRequests(_:)``.

@@ -26,9 +26,10 @@ package struct HTTPRequestReader {
 
     /// Reads the next request. Returns `nil` when the client closed cleanly between requests.
     /// Throws a `ConnectionEnd` for an oversized head, a malformed request, a truncated one, or a server stop.
-    /// `digestsBody` says, from the path, whether the body is digested (``TestBodyDigest``) rather than stored.
+    /// `bodyConsumer` may return, for the request's path, a function that gets the body piece by piece as it
+    /// arrives instead of it being stored (`TestServer` digests large uploads so).
     package mutating func readRequest(
-        connectionID: Int, digestsBody: (String) -> Bool = { _ in false }
+        connectionID: Int, bodyConsumer: (String) -> ((ArraySlice<UInt8>) -> Void)? = { _ in nil }
     ) throws -> ReceivedRequest? {
         guard let head = try readHead() else { return nil }
         let receivedAt = Date()
@@ -46,14 +47,12 @@ package struct HTTPRequestReader {
         if expectsContinue && (isChunked || contentLength > 0) {
             try connection.write("HTTP/1.1 100 Continue\r\n\r\n")
         }
-        if digestsBody(request.request.path) {
-            var digest = TestBodyDigest()
+        if let consume = bodyConsumer(request.request.path) {
             if isChunked {
-                try readChunkedBody { digest.update($0) }
+                try readChunkedBody(consume)
             } else {
-                try readStreaming(contentLength) { digest.update($0) }
+                try readStreaming(contentLength, consume)
             }
-            request.request.bodyDigest = digest
         } else if isChunked {
             var body = Data()
             try readChunkedBody { body.append(contentsOf: $0) }
@@ -97,17 +96,17 @@ package struct HTTPRequestReader {
         let requestLine = lines.removeFirst().split(separator: " ", omittingEmptySubsequences: true)
         guard requestLine.count == 3, requestLine[2].hasPrefix("HTTP/") else { throw ConnectionEnd.malformedRequest }
 
-        var headers: [TestHeader] = []
+        var headers: [HeaderLine] = []
         for line in lines where !line.isEmpty {
             if line.first == " " || line.first == "\t", let last = headers.popLast() {
                 let folded = line.trimmingCharacters(in: .whitespaces)
-                headers.append(TestHeader(last.name, last.value + " " + folded))
+                headers.append(HeaderLine(last.name, last.value + " " + folded))
                 continue
             }
             guard let colon = line.firstIndex(of: ":") else { throw ConnectionEnd.malformedRequest }
             let name = String(line[..<colon])
             let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
-            headers.append(TestHeader(name, value))
+            headers.append(HeaderLine(name, value))
         }
 
         var target = String(requestLine[1])
@@ -124,7 +123,7 @@ package struct HTTPRequestReader {
             path = String(target[..<mark])
             query = String(target[target.index(after: mark)...])
         }
-        let request = TestRequest(
+        let request = ParsedRequest(
             method: String(requestLine[0]),
             path: path,
             query: query,

@@ -2,8 +2,8 @@ import Foundation
 
 /// A parsed request plus what only the connection loop needs: the HTTP version, for keep-alive decisions.
 package struct ReceivedRequest {
-    /// The request as handlers and tests see it.
-    package var request: TestRequest
+    /// The request as parsed.
+    package var request: ParsedRequest
 
     /// The version token from the request line, for example `"HTTP/1.1"`.
     package var version: String

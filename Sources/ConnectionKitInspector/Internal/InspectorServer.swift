@@ -51,8 +51,8 @@ final class InspectorServer: Sendable {
         var reader = HTTPRequestReader(connection: connection)
         do {
             while true {
-                // Bodies are only digested: the inspector reads none, and memory stays bounded.
-                guard let received = try reader.readRequest(connectionID: id, digestsBody: { _ in true }) else {
+                // Bodies are read and dropped: the inspector needs none, and memory stays bounded.
+                guard let received = try reader.readRequest(connectionID: id, bodyConsumer: { _ in { _ in } }) else {
                     return .close
                 }
                 let response = respond(to: received.request)
@@ -128,7 +128,7 @@ final class InspectorServer: Sendable {
 
     /// Every request passes the `Host` check (against DNS rebinding) and the token check; state
     /// changes must be POSTs with the token in a header from the page's own origin.
-    func respond(to request: TestRequest) -> InspectorResponse {
+    func respond(to request: ParsedRequest) -> InspectorResponse {
         let port = listener.port
         guard let expected = token.withLock({ $0 }) else { return .refused(503, "The inspector is stopped.") }
         guard Self.isLoopbackHost(request.header("Host"), port: port) else {
@@ -160,7 +160,7 @@ final class InspectorServer: Sendable {
         }
     }
 
-    private func read(_ request: TestRequest) -> InspectorResponse {
+    private func read(_ request: ParsedRequest) -> InspectorResponse {
         let query = request.queryItems
         switch request.path {
         case "/", "/index.html":
@@ -228,7 +228,7 @@ final class InspectorServer: Sendable {
     }
 
     /// `Origin`, when sent, must be the inspector's own; so must `Sec-Fetch-Site`.
-    static func isSameOrigin(_ request: TestRequest, port: Int) -> Bool {
+    static func isSameOrigin(_ request: ParsedRequest, port: Int) -> Bool {
         if let site = request.header("Sec-Fetch-Site"), site != "same-origin" { return false }
         guard let origin = request.header("Origin") else { return true }
         return ["127.0.0.1", "localhost"].contains { origin.lowercased() == "http://\($0):\(port)" }

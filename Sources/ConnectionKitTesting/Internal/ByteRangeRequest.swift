@@ -1,5 +1,4 @@
 import Foundation
-import HTTPServerCore
 
 /// One `bytes=` range from a `Range` header. The initializer returns `nil` for anything else (several ranges,
 /// another unit, bad numbers, last before first), which `TestResponse.ranged` treats as "no Range header".

@@ -52,7 +52,7 @@ import Testing
         let finished = EndingRecorder()
         finished.track(done)
         done.start()
-        guard finished.wait() else { return }
+        guard await finished.ended() else { return }
         let endings = EndingRecorder()
         endings.track(live)
         live.start()
@@ -61,7 +61,7 @@ import Testing
         defer { try? FileManager.default.removeItem(at: file) }
         try ConnectionRegistry.shared.exportHAR(to: file)
         live.cancel()
-        guard endings.wait() else { return }
+        guard await endings.ended() else { return }
 
         let text = try String(contentsOf: file, encoding: .utf8)
         #expect(!text.contains(token) && !text.contains(apiKey), "no secret in the HAR")

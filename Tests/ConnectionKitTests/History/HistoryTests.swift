@@ -11,7 +11,7 @@ import Testing
     let token = "tok-\(UUID().uuidString)"
     let cookie = "sid-\(UUID().uuidString)"
 
-    @Test func eachEndingIsRecordedRedactedWithItsAttemptsAndTimings() throws {
+    @Test func eachEndingIsRecordedRedactedWithItsAttemptsAndTimings() async throws {
         let server = try TestServer.started()
         defer { server.stop() }
         let cookie = self.cookie
@@ -32,14 +32,9 @@ import Testing
         ok.start()
         flaky.start()
         hung.start()
-        let hangArrived = DispatchSemaphore(value: 0)
-        Task {
-            _ = await server.waitForHits("/hang")
-            hangArrived.signal()
-        }
-        #expect(hangArrived.wait(timeout: .now() + 10) == .success, "the hanging request reached the server")
+        #expect(await server.waitForHits("/hang"), "the hanging request reached the server")
         hung.cancel()
-        guard endings.wait() else { return }
+        guard await endings.ended() else { return }
 
         let all = ConnectionRegistry.shared.history(since: before)
         let okRecord = try #require(all.first { $0.identifier == ok.identifier })
@@ -85,7 +80,7 @@ import Testing
         }
     }
 
-    @Test func queriesSelectByClassWithSubclassesByOutcomeAndByTime() throws {
+    @Test func queriesSelectByClassWithSubclassesByOutcomeAndByTime() async throws {
         let server = try TestServer.started()
         defer { server.stop() }
         server.route("/ok") { _ in .text("ok") }
@@ -97,7 +92,7 @@ import Testing
         let endings = EndingRecorder()
         [parent, leaf, sibling].forEach { endings.track($0) }
         [parent, leaf, sibling].forEach { $0.start() }
-        guard endings.wait() else { return }
+        guard await endings.ended() else { return }
         let after = Date()
         let ids = Set([parent, leaf, sibling].map(\.identifier))
         func mine(_ records: [ConnectionHistoryRecord]) -> Set<UUID> {

@@ -7,7 +7,7 @@ import Testing
 /// Per-class statistics: counts by outcome and error kind, retries, bytes and latency percentiles,
 /// in fixed memory; the history keeps only its capacity's worth of runs, however many end.
 @Suite(.timeLimit(.minutes(2))) struct StatisticsTests {
-    @Test func realRunsAreCountedByOutcomeKindRetriesAndBytes() throws {
+    @Test func realRunsAreCountedByOutcomeKindRetriesAndBytes() async throws {
         let server = try TestServer.started()
         defer { server.stop() }
         server.route("/ok") { _ in .text("12345678") }
@@ -22,7 +22,7 @@ import Testing
         let endings = EndingRecorder()
         requests.forEach { endings.track($0) }
         requests.forEach { $0.start() }
-        guard endings.wait() else { return }
+        guard await endings.ended() else { return }
         let after = try #require(ConnectionRegistry.shared.statistics(of: StatisticsProbe.self))
         #expect(after.typeName == "StatisticsProbe")
         #expect(after.requests - (before?.requests ?? 0) == 4)

@@ -4,12 +4,12 @@ import Foundation
 
 extension Array where Element == TestHeader {
     /// The value of the first header named `name`, compared case-insensitively; `nil` when absent.
-    package func firstValue(named name: String) -> String? {
+    func firstValue(named name: String) -> String? {
         first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
     }
 
     /// Whether a header named `name` is present, compared case-insensitively.
-    package func contains(named name: String) -> Bool {
+    func contains(named name: String) -> Bool {
         firstValue(named: name) != nil
     }
 }
