@@ -2,7 +2,7 @@ import ConnectionKit
 import Foundation
 import HTTPServerCore
 
-/// A web page and JSON endpoints that show what the process's ``ConnectionRegistry`` knows: live
+/// A web page and JSON endpoints that show what the process's `ConnectionRegistry` knows: live
 /// requests, the history with a timing waterfall, per-class statistics, a HAR download, and
 /// Prometheus metrics at `/metrics`.
 ///
@@ -28,7 +28,7 @@ public final class ConnectionInspector: Sendable {
 
     private let server: InspectorServer
 
-    /// Creates an inspector of ``ConnectionRegistry/shared``; it serves nothing until ``start(port:)``.
+    /// Creates an inspector of `ConnectionRegistry.shared`; it serves nothing until ``start(port:)``.
     public init() {
         server = InspectorServer(registry: .shared)
     }

@@ -18,3 +18,8 @@ final class HARProbe: HistoryProbe, @unchecked Sendable {}  // Safe: no state of
 final class SyntheticProbeA: Probe, @unchecked Sendable {}  // Safe: no state of its own.
 final class SyntheticProbeB: Probe, @unchecked Sendable {}  // Safe: no state of its own.
 final class SyntheticLeafProbe: Probe, @unchecked Sendable {}  // Safe: no state of its own.
+
+/// Opts in to debug output, and so to a body preview in its history records.
+final class PreviewProbe: HistoryProbe, @unchecked Sendable {  // Safe: no state of its own.
+    override var isDebugOutputEnabled: Bool? { true }
+}

@@ -110,4 +110,23 @@ import Testing
         #expect(mine(registry.history(until: before)).isEmpty)
         #expect(mine(registry.history(since: after)).isEmpty)
     }
+
+    @Test func aClassThatOptsInKeepsABodyPreviewWithSecretsScrubbed() async throws {
+        DebugCapture.install()
+        let server = try TestServer.started()
+        defer { server.stop() }
+        server.route("/echo") { request in .text("you sent key \(request.header("X-Api-Key") ?? "-") and more") }
+        let withPreview = PreviewProbe(server.url("/echo"), headers: ["X-Api-Key": apiKey])
+        let without = HistoryProbe(server.url("/echo"), headers: ["X-Api-Key": apiKey])
+        let endings = EndingRecorder()
+        [withPreview, without].forEach { endings.track($0) }
+        [withPreview, without].forEach { $0.start() }
+        guard await endings.ended() else { return }
+        let records = ConnectionRegistry.shared.history(of: HistoryProbe.self)
+        let preview = try #require(records.first { $0.identifier == withPreview.identifier }?.responseBodyPreview)
+        #expect(preview.contains("you sent key <redacted> and more"))
+        #expect(!preview.contains(apiKey))
+        #expect(
+            records.first { $0.identifier == without.identifier }?.responseBodyPreview == nil, "no opt-in, no preview")
+    }
 }
