@@ -141,7 +141,14 @@ extension AnyConnectionRequest {
     /// Sends `request` as the current transfer of `run` (a new attempt or a redirect hop).
     func beginTransfer(run: UInt64, request: URLRequest) {
         var request = request
-        let fileTarget = makeFileTarget(resuming: &request)
+        let fileTarget: FileTarget?
+        do {
+            fileTarget = try makeFileTarget(resuming: &request)
+        } catch {
+            // Not retried: a file planted beside the destination stays there until someone removes it.
+            finish(run: run, outcome: .failure(contextualize(error, as: { .fileSystem(underlying: $0) })))
+            return
+        }
         let redacted = Redaction.redactedURL(request.url, secretQueryItems: secretQueryItems)
         let method = request.httpMethod ?? "GET"
         let receiver = TransferContext(request: self, run: run, fileTarget: fileTarget)
