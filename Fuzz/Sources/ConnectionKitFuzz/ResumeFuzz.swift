@@ -7,9 +7,10 @@ import Foundation
 #endif
 
 /// What a resumable download reads: a response's `Content-Range`, `ETag`, `Last-Modified` and
-/// status (fields 0 to 3), and the resume record left on disk (the rest of the input). A resume
-/// appends only at the offset the partial file has; no validator with a control character, or
-/// longer than the limit, comes back from disk (it would go out in `If-Range`).
+/// status (fields 0 to 3), and the resume record left on disk (the rest of the input). A weak
+/// `ETag` is never the `If-Range` validator; a resume appends only at the offset the partial file
+/// has; no validator with a control character, or longer than the limit, comes back from disk (it
+/// would go out in `If-Range`).
 enum ResumeFuzz {
     static let url = URL(string: "http://127.0.0.1/file.bin")!
     static let destination = FuzzScratch.folder.appendingPathComponent("file.bin")
@@ -28,8 +29,12 @@ enum ResumeFuzz {
         guard
             let response = HTTPURLResponse(url: url, statusCode: status, httpVersion: "HTTP/1.1", headerFields: headers)
         else { return }
-        if let validator = PartialFile.validator(of: response), validator.hasPrefix("W/") {
-            fatalError("a weak ETag was chosen as the If-Range validator")
+        let validator = PartialFile.validator(of: response)
+        if let etag = response.value(forHTTPHeaderField: "ETag"), !etag.isEmpty {
+            // A strong ETag is preferred; a weak one is never used (a Last-Modified may be instead).
+            let lastModified = response.value(forHTTPHeaderField: "Last-Modified").flatMap { $0.isEmpty ? nil : $0 }
+            let expected = etag.hasPrefix("W/") ? lastModified : etag
+            guard validator == expected else { fatalError("the If-Range validator is not the strong ETag") }
         }
         let point = PartialFile.ResumePoint(offset: 1_000, validator: "\"v1\"")
         let target = FileTarget(

@@ -35,6 +35,9 @@ enum CompletedBody: Sendable {
         case .memory(let data):
             return data
         case .file(let partial):
+            if let written = partial.written, !OwnFile.isStill(written, at: partial.temporary.path) {
+                throw POSIXFileError(message: "the partial file \(partial.temporary.path) was replaced while saving")
+            }
             // mmap refuses an empty file.
             var info = stat()
             if stat(partial.temporary.path, &info) == 0, info.st_size == 0 { return Data() }

@@ -21,8 +21,9 @@ enum OwnFile {
         let inode: UInt64
 
         init(_ info: stat) {
-            device = UInt64(info.st_dev)
-            inode = UInt64(info.st_ino)
+            // dev_t is signed on Darwin and unsigned on Linux: only the bits matter.
+            device = UInt64(truncatingIfNeeded: info.st_dev)
+            inode = UInt64(truncatingIfNeeded: info.st_ino)
         }
     }
 

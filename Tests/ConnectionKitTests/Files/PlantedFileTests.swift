@@ -3,11 +3,38 @@ import ConnectionKitTesting
 import Foundation
 import Testing
 
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
     import Darwin
 #endif
+
+/// A resumable download whose `validate` hook (which runs after the last write and before the
+/// rename into place) puts a link at the partial file's name, as a racing attacker could.
+final class SwappedPartialDownload: DownloadRequest, @unchecked Sendable {
+    // Safe: `linkTarget` is a `let`, set in init.
+    let linkTarget: URL
+
+    init(from url: URL, to destination: URL, linkTarget: URL) {
+        self.linkTarget = linkTarget
+        super.init(from: url, to: destination)
+    }
+
+    override var resumesInterruptedDownloads: Bool { true }
+
+    override func validate(_ response: HTTPURLResponse, data: Data?) throws {
+        try super.validate(response, data: data)
+        guard let destination = fileDestination else { return }
+        let partial = destination.deletingLastPathComponent().appendingPathComponent(
+            ".\(destination.lastPathComponent).ckpart")
+        unlink(partial.path)
+        try FileManager.default.createSymbolicLink(at: partial, withDestinationURL: linkTarget)
+    }
+}
 
 /// Files someone else left in the destination folder where a resumable download keeps its partial
 /// file (`.<name>.ckpart`) and its resume record (`.<name>.ckpart-validator`): links, hard links,
@@ -184,6 +211,27 @@ struct PlantedFileTests {
 
         expectRefusedBeforeSending(result, server: server, mentioning: "owned by another user")
         #expect(try Data(contentsOf: folders.partial) == precious)
+    }
+
+    @Test("a partial file replaced by a link before the rename: the link is not moved into place")
+    func partialSwappedBeforeRename() async throws {
+        let folders = try Folders()
+        defer { folders.remove() }
+        let target = folders.outside.file("target.txt")
+        try precious.write(to: target)
+        let server = try server(etag: "\"v1\"")
+        defer { server.stop() }
+
+        let download = SwappedPartialDownload(
+            from: server.url("/file.bin"), to: folders.destination, linkTarget: target)
+        download.callbackQueue = queue
+        let error = connectionError(await outcome(download))
+
+        #expect(isFileSystemError(error), "expected a fileSystem error, got \(String(describing: error))")
+        #expect(error?.localizedDescription.contains("was replaced while saving") == true)
+        var info = stat()
+        #expect(lstat(folders.destination.path, &info) != 0, "nothing may appear at the destination")
+        #expect(try Data(contentsOf: target) == precious)
     }
 
     @Test("a destination that is a link: the link is replaced by the download and its target is byte-identical")
