@@ -152,7 +152,14 @@ extension AnyConnectionRequest {
     /// and headers pass the wire check: the last word on whatever `makeURLRequest()` returned.
     func beginTransfer(run: UInt64, request: URLRequest) {
         var request = request
-        let fileTarget = makeFileTarget(resuming: &request)
+        let fileTarget: FileTarget?
+        do {
+            fileTarget = try makeFileTarget(resuming: &request)
+        } catch {
+            // Not retried: a file planted beside the destination stays there until someone removes it.
+            finish(run: run, outcome: .failure(contextualize(error, as: { .fileSystem(underlying: $0) })))
+            return
+        }
         do {
             try WireValidation.check(request, hook: "makeURLRequest()")
         } catch {

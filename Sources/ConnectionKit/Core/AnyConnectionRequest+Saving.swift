@@ -55,12 +55,13 @@ extension AnyConnectionRequest {
     }
 
     /// Reads the saving hooks for one transfer. When an earlier transfer left a resumable partial
-    /// file, asks `request` for the rest of it (`Range` and `If-Range`).
-    func makeFileTarget(resuming request: inout URLRequest) -> FileTarget? {
+    /// file, asks `request` for the rest of it (`Range` and `If-Range`). Throws
+    /// `ConnectionError.fileSystem` when the partial file's names hold files ConnectionKit did not create.
+    func makeFileTarget(resuming request: inout URLRequest) throws -> FileTarget? {
         guard let destination = fileDestination else { return nil }
         let resumable = resumesInterruptedDownloads
         let partial = PartialFile.beside(destination, resumable: resumable)
-        let resumePoint = resumable ? partial.resumePoint() : nil
+        let resumePoint = resumable ? try partial.resumePoint() : nil
         if let resumePoint {
             request.setValue("bytes=\(resumePoint.offset)-", forHTTPHeaderField: "Range")
             request.setValue(resumePoint.validator, forHTTPHeaderField: "If-Range")

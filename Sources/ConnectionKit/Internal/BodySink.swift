@@ -35,6 +35,9 @@ enum CompletedBody: Sendable {
         case .memory(let data):
             return data
         case .file(let partial):
+            if let written = partial.written, !OwnFile.isStill(written, at: partial.temporary.path) {
+                throw POSIXFileError(message: "the partial file \(partial.temporary.path) was replaced while saving")
+            }
             // mmap refuses an empty file.
             var info = stat()
             if stat(partial.temporary.path, &info) == 0, info.st_size == 0 { return Data() }
@@ -42,9 +45,15 @@ enum CompletedBody: Sendable {
         }
     }
 
-    /// Renames a temporary file into place (atomically replacing what was there).
+    /// Renames a temporary file into place (atomically replacing what was there). A rename replaces
+    /// a link at the destination rather than writing through it; and only the file that was written
+    /// is moved, not whatever someone put at the temporary name since.
     func commit() throws {
         guard case .file(let partial) = self else { return }
+        if let written = partial.written, !OwnFile.isStill(written, at: partial.temporary.path) {
+            discard()
+            throw POSIXFileError(message: "the partial file \(partial.temporary.path) was replaced while saving")
+        }
         guard rename(partial.temporary.path, partial.destination.path) == 0 else {
             let error = POSIXFileError.current(
                 operation: "move the download into place at", path: partial.destination.path)

@@ -21,19 +21,26 @@ final class FileSink: BodySink {
     private let keepsPartialFile: Bool
 
     /// Opens the partial file: from the start, or (`offset`) after the bytes an earlier run left.
-    /// `validator` is the response's, recorded for a later resume. Throws `ConnectionError.fileSystem`.
+    /// `validator` is the response's, recorded for a later resume. Opens only a file ConnectionKit
+    /// could have created (``OwnFile``): a link, a hard link or another user's file at the partial
+    /// file's name is refused, never written through. Throws `ConnectionError.fileSystem`.
     init(target: FileTarget, appendingAt offset: Int64?, validator: String?) throws {
         self.target = target
         let path = target.partial.temporary.path
         let folder = target.partial.destination.deletingLastPathComponent().path
         self.hasher = target.expectedDigest == nil ? nil : SHA256()
         self.keepsPartialFile = target.resumable && validator != nil
+        let role = "partial file"
         if let offset {
-            descriptor = open(path, O_WRONLY | O_APPEND | O_CLOEXEC)
-            length = offset
-            guard descriptor >= 0 else {
-                throw ConnectionError(.fileSystem(underlying: POSIXFileError.current(operation: "reopen", path: path)))
+            // Read and write: the bytes already there are hashed through this same descriptor.
+            let opened = try OwnFile.openChecked(path, flags: O_RDWR | O_APPEND, role: role, operation: "reopen")
+            guard let opened else {
+                throw ConnectionError(
+                    .fileSystem(underlying: POSIXFileError(message: "the partial file \(path) vanished while resuming"))
+                )
             }
+            descriptor = opened
+            length = offset
             do {
                 try Self.checkSize(of: descriptor, is: offset, path: path)
                 if hasher != nil { try hashExistingBytes(upTo: offset) }
@@ -43,14 +50,22 @@ final class FileSink: BodySink {
                 throw error
             }
         } else {
-            // A resumable partial file has a fixed name and may be left from an earlier run; any
-            // other is unique to this transfer and must not exist yet.
-            let flags = O_WRONLY | O_CREAT | O_CLOEXEC | (target.resumable ? O_TRUNC : O_EXCL)
-            descriptor = open(path, flags, 0o644)
-            length = 0
-            guard descriptor >= 0 else {
+            // A resumable partial file has a fixed name and may be left from an earlier run: it is
+            // checked before it is emptied (O_TRUNC would empty whatever file it turned out to be).
+            // Any other is unique to this transfer and must not exist yet.
+            let flags = O_WRONLY | O_CREAT | (target.resumable ? 0 : O_EXCL)
+            let opened = try OwnFile.openChecked(
+                path, flags: flags, role: role, operation: "create a file in", errorPath: folder)
+            guard let opened else {
                 throw ConnectionError(
-                    .fileSystem(underlying: POSIXFileError.current(operation: "create a file in", path: folder)))
+                    .fileSystem(underlying: POSIXFileError(message: "could not create a file in \(folder)")))
+            }
+            descriptor = opened
+            length = 0
+            if target.resumable, ftruncate(descriptor, 0) != 0 {
+                let error = POSIXFileError.current(operation: "empty", path: path)
+                close(descriptor)
+                throw ConnectionError(.fileSystem(underlying: error))
             }
         }
         do {
@@ -67,28 +82,22 @@ final class FileSink: BodySink {
     }
 
     func append(_ data: Data) throws {
-        try data.withUnsafeBytes { (buffer: UnsafeRawBufferPointer) in
-            guard var pointer = buffer.baseAddress else { return }
+        let written = data.withUnsafeBytes { (buffer: UnsafeRawBufferPointer) in
             hasher?.update(buffer)
-            var remaining = buffer.count
-            while remaining > 0 {
-                let written = write(descriptor, pointer, remaining)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    throw ConnectionError(
-                        .fileSystem(
-                            underlying: POSIXFileError.current(operation: "write", path: target.partial.temporary.path))
-                    )
-                }
-                remaining -= written
-                pointer += written
-            }
+            return OwnFile.writeAll(buffer, to: descriptor)
+        }
+        guard written else {
+            throw ConnectionError(
+                .fileSystem(underlying: POSIXFileError.current(operation: "write", path: target.partial.temporary.path))
+            )
         }
         length += Int64(data.count)
     }
 
     /// Closes the file and checks it against the expected size and digest; a mismatch removes it.
     func finish() throws -> CompletedBody {
+        var partial = target.partial
+        partial.written = OwnFile.identity(of: descriptor)
         let result = close(descriptor)
         descriptor = -1
         guard result == 0 else {
@@ -112,7 +121,7 @@ final class FileSink: BodySink {
                             check: .sha256, expected: SHA256.hex(expected), actual: SHA256.hex(actual))))
             }
         }
-        return .file(target.partial)
+        return .file(partial)
     }
 
     /// The transfer was interrupted or abandoned: keeps the partial file when it can be resumed,
@@ -138,19 +147,14 @@ final class FileSink: BodySink {
         }
     }
 
-    /// Feeds the bytes an earlier run saved to the digest, in 1 MiB reads.
+    /// Feeds the bytes an earlier run saved to the digest, in 1 MiB reads of the open partial file.
     private func hashExistingBytes(upTo end: Int64) throws {
         let path = target.partial.temporary.path
-        let reader = open(path, O_RDONLY | O_CLOEXEC)
-        guard reader >= 0 else {
-            throw ConnectionError(.fileSystem(underlying: POSIXFileError.current(operation: "read", path: path)))
-        }
-        defer { close(reader) }
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
         defer { buffer.deallocate() }
         var position: Int64 = 0
         while position < end, let base = buffer.baseAddress {
-            let count = read(reader, base, min(buffer.count, Int(end - position)))
+            let count = pread(descriptor, base, min(buffer.count, Int(end - position)), off_t(position))
             if count < 0, errno == EINTR { continue }
             guard count > 0 else {
                 throw ConnectionError(.fileSystem(underlying: POSIXFileError.current(operation: "read", path: path)))

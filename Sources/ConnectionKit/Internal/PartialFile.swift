@@ -22,6 +22,8 @@ struct PartialFile: Sendable {
     let temporary: URL
     /// The resume record; `nil` when the download is not resumable.
     let validatorFile: URL?
+    /// The file the body was written to, once complete: the rename into place moves only that file.
+    var written: OwnFile.Identity?
 
     /// What an interrupted download left: how many bytes, and the validator they belong to.
     struct ResumePoint: Sendable, Equatable {
@@ -47,32 +49,91 @@ struct PartialFile: Sendable {
     }
 
     /// The point to resume from, when an earlier run left a non-empty partial file and its validator.
-    /// Leftovers that cannot be resumed (no validator, an empty file) are removed.
-    func resumePoint() -> ResumePoint? {
+    /// Leftovers that cannot be resumed (no validator, an empty file, a record ConnectionKit would
+    /// not have written) are removed. Throws `ConnectionError.fileSystem`, before anything is sent,
+    /// when either name holds a file ConnectionKit did not create (see ``OwnFile``).
+    func resumePoint() throws -> ResumePoint? {
         guard let validatorFile else { return nil }
-        var info = stat()
-        let hasBytes = stat(temporary.path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG && info.st_size > 0
-        let validator = (try? String(contentsOf: validatorFile, encoding: .utf8))?
-            .trimmingCharacters(in: .whitespacesAndNewlines)
-        guard hasBytes, let validator, !validator.isEmpty else {
+        guard let size = try Self.size(of: temporary.path, role: "partial file") else {
+            removeValidator()
+            return nil
+        }
+        let validator = try Self.readValidator(at: validatorFile.path)
+        guard size > 0, let validator else {
             removeAll()
             return nil
         }
-        return ResumePoint(offset: Int64(info.st_size), validator: validator)
+        return ResumePoint(offset: size, validator: validator)
     }
 
-    /// Records the validator the partial bytes belong to, or forgets it (`nil`).
+    /// The longest validator read back: far longer than any real `ETag` or HTTP date.
+    static let maximumValidatorLength = 4_096
+
+    /// Records the validator the partial bytes belong to, or forgets it (`nil`). Written to a new
+    /// file that is renamed over the record: a rename replaces a link planted at the record's name
+    /// instead of writing through it.
     func recordValidator(_ validator: String?) throws {
         guard let validatorFile else { return }
         guard let validator else {
             unlink(validatorFile.path)
             return
         }
-        do {
-            try Data(validator.utf8).write(to: validatorFile, options: .atomic)
-        } catch {
+        let staging = validatorFile.path + ".\(UUID().uuidString.prefix(8))"
+        let descriptor = open(staging, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            throw ConnectionError(.fileSystem(underlying: POSIXFileError.current(operation: "create", path: staging)))
+        }
+        let written = Data(validator.utf8).withUnsafeBytes { OwnFile.writeAll($0, to: descriptor) }
+        let failure = written ? nil : POSIXFileError.current(operation: "write", path: staging)
+        if close(descriptor) != 0 || failure != nil || rename(staging, validatorFile.path) != 0 {
+            let error =
+                failure ?? POSIXFileError.current(operation: "record the validator in", path: validatorFile.path)
+            unlink(staging)
             throw ConnectionError(.fileSystem(underlying: error))
         }
+    }
+
+    /// The size of the partial file at `path`, or `nil` when there is none.
+    private static func size(of path: String, role: String) throws -> Int64? {
+        guard let descriptor = try OwnFile.openChecked(path, flags: O_RDONLY, role: role, operation: "open") else {
+            return nil
+        }
+        defer { close(descriptor) }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else {
+            throw ConnectionError(.fileSystem(underlying: POSIXFileError.current(operation: "inspect", path: path)))
+        }
+        return Int64(info.st_size)
+    }
+
+    /// The validator recorded at `path`; `nil` when there is none or it is not one that ConnectionKit
+    /// writes (too long, not UTF-8, control characters), so that no file content of another kind
+    /// can end up in an `If-Range` header.
+    private static func readValidator(at path: String) throws -> String? {
+        let role = "resume record"
+        guard let descriptor = try OwnFile.openChecked(path, flags: O_RDONLY, role: role, operation: "open") else {
+            return nil
+        }
+        defer { close(descriptor) }
+        var bytes = [UInt8](repeating: 0, count: maximumValidatorLength + 1)
+        var count = 0
+        while count < bytes.count {
+            let result = bytes.withUnsafeMutableBytes { buffer -> Int in
+                guard let base = buffer.baseAddress else { return 0 }
+                return read(descriptor, base + count, buffer.count - count)
+            }
+            if result < 0, errno == EINTR { continue }
+            guard result > 0 else { break }
+            count += result
+        }
+        guard count <= maximumValidatorLength, let text = String(bytes: bytes[..<count], encoding: .utf8) else {
+            return nil
+        }
+        let validator = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !validator.isEmpty,
+            !validator.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+        else { return nil }
+        return validator
     }
 
     /// Removes the resume record (after a successful rename).

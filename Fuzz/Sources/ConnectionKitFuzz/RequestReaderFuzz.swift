@@ -1,0 +1,47 @@
+import Foundation
+
+@testable import ConnectionKitTesting
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// The test server's request parser reading a client's bytes from a real socket (a socket pair
+/// whose other end sends the input and closes): every request ends in a request, `nil` or a
+/// `ConnectionEnd`, never a trap or a hang.
+enum RequestReaderFuzz {
+    static let wake: WakeSignal = {
+        guard let wake = try? WakeSignal() else { fatalError("cannot create a pipe") }
+        return wake
+    }()
+    /// Well below a socket pair's buffer, so that the whole input is written before reading.
+    static let maximumInput = 64 * 1_024
+
+    static func run(_ input: Data) {
+        var pair: [Int32] = [-1, -1]
+        #if canImport(Glibc)
+            let streamType = Int32(SOCK_STREAM.rawValue)
+        #else
+            let streamType = SOCK_STREAM
+        #endif
+        guard socketpair(AF_UNIX, streamType, 0, &pair) == 0 else {
+            fatalError("socketpair: \(String(cString: strerror(errno)))")
+        }
+        defer { pair.forEach { close($0) } }
+        let sent = input.prefix(maximumInput)
+        let written = sent.withUnsafeBytes { send(pair[1], $0.baseAddress, $0.count, 0) }
+        guard written == sent.count else { fatalError("short write to the socket pair") }
+        shutdown(pair[1], Int32(SHUT_WR))
+        _ = fcntl(pair[0], F_SETFL, fcntl(pair[0], F_GETFL) | O_NONBLOCK)
+        var reader = HTTPRequestReader(connection: SocketConnection(fd: pair[0], wake: wake))
+        do {
+            while try reader.readRequest(connectionID: 1, digestsBody: { $0.hasPrefix("/digest") }) != nil {}
+        } catch is ConnectionEnd {
+            return
+        } catch {
+            fatalError("the request reader threw something other than a ConnectionEnd: \(error)")
+        }
+    }
+}
