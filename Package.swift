@@ -7,10 +7,17 @@ let package = Package(
     products: [
         .library(name: "ConnectionKit", targets: ["ConnectionKit"]),
         .library(name: "ConnectionKitTesting", targets: ["ConnectionKitTesting"]),
+        .library(name: "ConnectionKitInspector", targets: ["ConnectionKitInspector"]),
     ],
     targets: [
         .target(name: "ConnectionKit"),
-        .target(name: "ConnectionKitTesting"),
+        // The HTTP/1.1 server core shared by ConnectionKitTesting and ConnectionKitInspector (no product).
+        .target(name: "HTTPServerCore"),
+        .target(name: "ConnectionKitTesting", dependencies: ["HTTPServerCore"]),
+        .target(name: "ConnectionKitInspector", dependencies: ["ConnectionKit", "HTTPServerCore"]),
+        // A process running requests with its inspector on, for the browser test (scripts/inspector-browser-test.py).
+        .executableTarget(
+            name: "InspectorDemo", dependencies: ["ConnectionKit", "ConnectionKitTesting", "ConnectionKitInspector"]),
         // A child process for the offline queue's crash test (killed with SIGKILL while it enqueues).
         .executableTarget(name: "OfflineQueueCrashHelper", dependencies: ["ConnectionKit"]),
         // A second process for the tests: concurrent credential-file writers, a process environment of its own.
@@ -27,7 +34,10 @@ let package = Package(
             name: "UserCodeTests", dependencies: ["ConnectionKit", "ConnectionKitTesting"],
             swiftSettings: [.unsafeFlags(["-warnings-as-errors"])]),
         .testTarget(
-            name: "DocSnippetsTests", dependencies: ["ConnectionKit", "ConnectionKitTesting"],
+            name: "ConnectionKitInspectorTests",
+            dependencies: ["ConnectionKit", "ConnectionKitTesting", "ConnectionKitInspector"]),
+        .testTarget(
+            name: "DocSnippetsTests", dependencies: ["ConnectionKit", "ConnectionKitTesting", "ConnectionKitInspector"],
             path: "Tests/DocSnippetsTests"),
     ],
     swiftLanguageModes: [.v6]

@@ -11,6 +11,7 @@ let package = Package(
             dependencies: [
                 .product(name: "ConnectionKit", package: "ConnectionKit"),
                 .product(name: "ConnectionKitTesting", package: "ConnectionKit"),
+                .product(name: "ConnectionKitInspector", package: "ConnectionKit"),
             ]
         )
     ],

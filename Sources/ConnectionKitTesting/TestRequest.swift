@@ -1,4 +1,5 @@
 import Foundation
+import HTTPServerCore
 
 /// A request as the ``TestServer`` received it: handlers get one, and the server records every one it parses.
 ///
@@ -61,16 +62,7 @@ public struct TestRequest: Sendable, Codable, Equatable {
     /// The query decoded into a dictionary: names and values are percent-decoded, `+` stays `+`,
     /// an item without `=` has the value `""`, and when a name repeats the last value wins. Empty when no query.
     public var queryItems: [String: String] {
-        guard let query, !query.isEmpty else { return [:] }
-        var items: [String: String] = [:]
-        for pair in query.split(separator: "&", omittingEmptySubsequences: true) {
-            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            let rawName = String(parts[0])
-            let rawValue = parts.count > 1 ? String(parts[1]) : ""
-            let name = rawName.removingPercentEncoding ?? rawName
-            items[name] = rawValue.removingPercentEncoding ?? rawValue
-        }
-        return items
+        QueryItems.parse(query)
     }
 
     /// The value of the first header named `name`, compared case-insensitively; `nil` when absent.

@@ -59,7 +59,7 @@ public final class TestServer: Sendable {
 
     /// The listening port; valid after ``start()``, 0 before the first start.
     public var port: Int {
-        core.state.withLock { $0.port }
+        core.listener.port
     }
 
     /// `http://127.0.0.1:<port>`.
@@ -142,12 +142,12 @@ public final class TestServer: Sendable {
 
     /// Client connections open right now.
     public var openConnectionCount: Int {
-        core.state.withLock { $0.openConnections }
+        core.listener.openConnections
     }
 
     /// Connections accepted since the server was created (across restarts), which shows keep-alive reuse:
     /// two requests over one kept-alive connection leave it at 1.
     public var acceptedConnectionCount: Int {
-        core.state.withLock { $0.acceptedConnections }
+        core.listener.acceptedConnections
     }
 }

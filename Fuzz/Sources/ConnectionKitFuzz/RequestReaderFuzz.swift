@@ -1,6 +1,9 @@
+import ConnectionKitTesting
 import Foundation
 
-@testable import ConnectionKitTesting
+// The reader lives in HTTPServerCore, the server core ConnectionKitTesting and ConnectionKitInspector share
+// (a target of this package's ConnectionKitTesting dependency, not a product of its own).
+@testable import HTTPServerCore
 
 #if canImport(Glibc)
     import Glibc
@@ -8,7 +11,7 @@ import Foundation
     import Darwin
 #endif
 
-/// The test server's request parser reading a client's bytes from a real socket (a socket pair
+/// The servers' request parser (TestServer's and the inspector's) reading a client's bytes from a real socket (a socket pair
 /// whose other end sends the input and closes): every request ends in a request, `nil` or a
 /// `ConnectionEnd`, never a trap or a hang.
 enum RequestReaderFuzz {
@@ -37,7 +40,13 @@ enum RequestReaderFuzz {
         _ = fcntl(pair[0], F_SETFL, fcntl(pair[0], F_GETFL) | O_NONBLOCK)
         var reader = HTTPRequestReader(connection: SocketConnection(fd: pair[0], wake: wake))
         do {
-            while try reader.readRequest(connectionID: 1, digestsBody: { $0.hasPrefix("/digest") }) != nil {}
+            // Bodies of /digest… paths are streamed into a digest, as TestServer.digestBodies(of:) does.
+            var digest = TestBodyDigest()
+            while try reader.readRequest(
+                connectionID: 1,
+                bodyConsumer: { path in path.hasPrefix("/digest") ? { digest.update($0) } : nil }) != nil
+            {}
+            _ = digest.byteCount
         } catch is ConnectionEnd {
             return
         } catch {

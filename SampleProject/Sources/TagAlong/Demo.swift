@@ -7,33 +7,37 @@ struct Demo {
     let outbox: OfflineQueue
     let workDirectory: URL
     let debug: Bool
+    /// Seconds to wait after each step (`--inspect`: time to watch the requests in the inspector).
+    var pauseBetweenSteps: TimeInterval = 0
 
     /// Runs every step in order and returns whether all succeeded.
     func run() async -> Bool {
         var failures: [String] = []
-        func check(_ passed: Bool, _ step: String) {
+        func check(_ passed: Bool, _ step: String) async {
             Terminal.line(passed ? "  ok" : "  FAILED: \(step)")
             if !passed { failures.append(step) }
+            if pauseBetweenSteps > 0 { try? await Task.sleep(for: .seconds(pauseBetweenSteps)) }
         }
 
         Terminal.step(1, "List the events")
-        check(await Commands.events(), "events")
+        await check(await Commands.events(), "events")
 
         Terminal.step(2, "Log in with a wrong password (the message must not say which credential was wrong)")
-        check(await loginFailsGenerically(), "login with a wrong password")
+        await check(await loginFailsGenerically(), "login with a wrong password")
 
         Terminal.step(3, "Log in as \(DemoServer.user)")
-        check(await Commands.login(user: DemoServer.user, password: DemoServer.password), "login")
+        await check(await Commands.login(user: DemoServer.user, password: DemoServer.password), "login")
 
         Terminal.step(4, "Post a micropost")
-        check(await postsNow(), "post")
+        await check(await postsNow(), "post")
 
         Terminal.step(5, "Post while the server is down: queued on disk, delivered when it is back")
-        check(await offlinePostIsDeliveredLater(), "offline post")
+        await check(await offlinePostIsDeliveredLater(), "offline post")
 
         Terminal.step(6, "Download the event flyer")
         let destination = workDirectory.appendingPathComponent("flyer.pdf")
-        check(await Commands.download(to: destination, debug: debug) && flyerIsIntact(at: destination), "download")
+        await check(
+            await Commands.download(to: destination, debug: debug) && flyerIsIntact(at: destination), "download")
 
         if failures.isEmpty {
             Terminal.line("\nDemo complete: every step passed.")

@@ -17,11 +17,13 @@ struct Options: Sendable {
     var baseURL: URL?
     /// `--debug`: ConnectionKit's debug output, and the registry dump at the end.
     var debug = false
+    /// `--inspect`: the inspector's page on 127.0.0.1, and a demo slow enough to watch in it.
+    var inspect = false
 
     static let usage = """
         TagAlong: the Tag Along app on the command line, built on ConnectionKit.
 
-        USAGE: TagAlong [command] [--debug] [--base-url URL]
+        USAGE: TagAlong [command] [--debug] [--inspect] [--base-url URL]
 
         COMMANDS
           demo                          The default. A scripted end-to-end run against the embedded demo
@@ -45,6 +47,9 @@ struct Options: Sendable {
           --debug                       Print ConnectionKit's debug output for every request (secrets
                                         redacted), and the registry dump while a download runs and at
                                         the end.
+          --inspect                     Start ConnectionKit's inspector and print the URL to open in a
+                                        browser (live requests, history, statistics, HAR); the demo then
+                                        pauses 2 s between steps, and the app waits for Return at the end.
 
         The embedded demo server knows one user: ada / lovelace.
         """
@@ -67,6 +72,7 @@ struct Options: Sendable {
             switch argument {
             case "--help", "-h": options.command = .help
             case "--debug": options.debug = true
+            case "--inspect": options.inspect = true
             case "--base-url":
                 let text = try value(after: argument)
                 guard let url = URL(string: text), url.scheme == "http" || url.scheme == "https" else {

@@ -1,4 +1,5 @@
 import ConnectionKit
+import ConnectionKitInspector
 import Foundation
 
 let options: Options
@@ -17,6 +18,17 @@ if options.command == .help {
 // `--debug`: every request prints a request block and a response block (secrets redacted) to
 // standard error.
 ConnectionDebug.isEnabled = options.debug
+
+// `--inspect`: the registry's live requests, history and statistics in a browser, on 127.0.0.1 only.
+let inspector = ConnectionInspector()
+if options.inspect {
+    do {
+        Terminal.line("Inspector: open \(try inspector.start().absoluteString)")
+    } catch {
+        Terminal.error("could not start the inspector: \(error)")
+        exit(1)
+    }
+}
 
 /// The embedded demo server, unless `--base-url` points elsewhere.
 let demoServer: DemoServer?
@@ -57,8 +69,10 @@ let succeeded: Bool
 switch options.command {
 case .demo:
     if let demoServer {
-        succeeded = await Demo(server: demoServer, outbox: outbox, workDirectory: dataDirectory, debug: options.debug)
-            .run()
+        succeeded = await Demo(
+            server: demoServer, outbox: outbox, workDirectory: dataDirectory, debug: options.debug,
+            pauseBetweenSteps: options.inspect ? 2 : 0
+        ).run()
     } else {
         succeeded = false
     }
@@ -83,6 +97,11 @@ case .help:
 
 if options.debug {
     Commands.printRegistry()
+}
+if options.inspect {
+    Terminal.line("The inspector stays open: press Return to quit.")
+    _ = readLine()
+    inspector.stop()
 }
 outbox.close()
 demoServer?.stop()

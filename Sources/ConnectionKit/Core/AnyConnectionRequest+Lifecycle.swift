@@ -67,6 +67,7 @@ extension AnyConnectionRequest {
             state.sentMethod = nil
             state.attemptRequest = nil
             state.redactedURL = nil
+            state.attemptMetrics = []
             state.dateStarted = Date()
             state.dateFinished = nil
             state.deadline = nil
@@ -116,6 +117,7 @@ extension AnyConnectionRequest {
             guard state.run == run, state.phase == .running else { return nil }
             state.attempt += 1
             state.redirectCount = 0
+            state.noteAttemptStarted(state.attempt, at: Date())
             return state.attempt
         }
         guard attempt != nil else { return }
@@ -202,6 +204,7 @@ extension AnyConnectionRequest {
         let claimed: (Int, ActiveTransfer?, (any DispatchSourceTimer)?)? = storage.withLock { state in
             guard state.isCurrent(run: run, serial: serial) else { return nil }
             state.transferSerial &+= 1
+            state.noteAttemptEnded(at: Date())
             defer { (state.transfer, state.idleTimer) = (nil, nil) }
             return (state.attempt, state.transfer, state.idleTimer)
         }
@@ -328,6 +331,9 @@ extension AnyConnectionRequest {
                 guard state.run == run, state.phase == .running else { return nil }
                 state.phase = outcome.phase
                 state.dateFinished = Date()
+                if state.attemptMetrics.last?.end == nil, let finished = state.dateFinished {
+                    state.noteAttemptEnded(at: finished)
+                }
                 state.transferSerial &+= 1
                 let transfer = state.transfer
                 state.transfer = nil

@@ -18,6 +18,7 @@ extension AnyConnectionRequest {
         let current: Bool = storage.withLock { state in
             guard state.isCurrent(run: run, serial: serial) else { return false }
             state.urlResponse = response
+            state.noteResponseStarted(at: Date())
             state.lastActivity = .now()
             state.download.expected = expected
             if case .append(let offset, let total) = placement {

@@ -40,6 +40,8 @@ struct RequestState {
     var dateStarted: Date?
     var dateFinished: Date?
     var redactedURL: String?
+    /// The timings of each attempt of the run, for the registry's history.
+    var attemptMetrics: [ConnectionAttemptMetrics] = []
     /// Fires when `timeoutInterval` passes without a byte; one per transfer.
     var idleTimer: (any DispatchSourceTimer)?
     /// Waits out a retry's backoff.

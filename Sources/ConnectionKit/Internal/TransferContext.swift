@@ -29,6 +29,10 @@ final class TransferContext: TransferReceiver, @unchecked Sendable {
         self.progressInterval = request.progressInterval
     }
 
+    func transferDidCollect(metrics: URLSessionTaskMetrics) {
+        request.transferDidCollect(metrics: metrics, run: run, serial: serial)
+    }
+
     func transferDidReceive(response: HTTPURLResponse) {
         let choice = request.transferDidReceive(response: response, run: run, serial: serial, fileTarget: fileTarget)
         do {

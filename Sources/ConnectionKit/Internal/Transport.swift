@@ -30,6 +30,8 @@ protocol TransferReceiver: AnyObject, Sendable {
     func transferDidSend(totalBytes: Int64, expectedBytes: Int64)
     /// `response` is the final response, if any arrived; `error` is nil on success.
     func transferDidComplete(response: HTTPURLResponse?, error: (any Error)?)
+    /// The transport's connection-level timings, where it reports them (before `transferDidComplete`).
+    func transferDidCollect(metrics: URLSessionTaskMetrics)
 }
 
 /// Controls one running transfer.

@@ -134,6 +134,11 @@ private final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
         receiver(for: task)?.transferDidSend(totalBytes: totalBytesSent, expectedBytes: totalBytesExpectedToSend)
     }
 
+    // Apple platforms deliver these before the completion; FoundationNetworking never does (docs/linux.md).
+    func urlSession(_ session: URLSession, task: URLSessionTask, didFinishCollecting metrics: URLSessionTaskMetrics) {
+        receiver(for: task)?.transferDidCollect(metrics: metrics)
+    }
+
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         let route = routes.withLock { $0.removeValue(forKey: task.taskIdentifier) }
         guard let route else { return }

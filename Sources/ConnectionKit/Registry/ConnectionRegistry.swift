@@ -27,6 +27,8 @@ public final class ConnectionRegistry: Sendable {
     }
 
     private let state = Locked(State())
+    /// The history and statistics (``history(of:outcome:since:until:)``, ``statistics()``).
+    let recorder = HistoryRecorder()
 
     init() {}
 
@@ -148,6 +150,8 @@ public final class ConnectionRegistry: Sendable {
 
     func emit(_ emission: Emission, for request: AnyConnectionRequest) {
         let listeners = state.withLock { Array($0.listeners.values) }
+        // Before the debug output, which takes the run's body preview.
+        if case .ended(let outcome) = emission { recordEnding(outcome, for: request) }
         DebugOutput.record(emission, for: request)
         guard !listeners.isEmpty else { return }
         let snapshot = request.makeSnapshot()

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPServerCore
 
 /// Serves one client connection: reads requests one after another, runs their handlers outside the lock,
 /// writes the responses, and decides when the connection ends.
@@ -17,12 +18,15 @@ struct ConnectionHandler {
         let writer = ResponseWriter(connection: connection)
         do {
             while true {
+                let digest = DigestBox()
                 guard
                     let received = try reader.readRequest(
-                        connectionID: connectionID, digestsBody: { core.digestsBody(of: $0) })
+                        connectionID: connectionID,
+                        bodyConsumer: { path in core.digestsBody(of: path) ? digest.consumer : nil })
                 else { return .close }
-                let handler = core.admit(received.request)
-                let response = handler?(received.request) ?? .text("no route", status: 404)
+                let request = TestRequest(received.request, bodyDigest: digest.isUsed ? digest.value : nil)
+                let handler = core.admit(request)
+                let response = handler?(request) ?? .text("no route", status: 404)
                 let disposition = try writer.write(response, answering: received)
                 guard case .keepAlive = disposition else { return disposition }
             }
@@ -34,6 +38,17 @@ struct ConnectionHandler {
             return .close
         } catch {
             return .close
+        }
+    }
+
+    /// The digest of a body the reader streams instead of storing (``TestServer/digestBodies(of:)``).
+    private final class DigestBox {
+        var value = TestBodyDigest()
+        var isUsed = false
+
+        var consumer: (ArraySlice<UInt8>) -> Void {
+            isUsed = true
+            return { [self] bytes in value.update(bytes) }
         }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPServerCore
 
 /// Puts one ``TestResponse`` on the wire, faults included, and says what should happen to the connection next.
 struct ResponseWriter {

@@ -1,3 +1,5 @@
+import HTTPServerCore
+
 /// Everything mutable about a ``TestServer``, kept behind its one lock.
 struct ServerState: Sendable {
     /// Registered handlers.
@@ -6,14 +8,6 @@ struct ServerState: Sendable {
     var requestsByPath: [String: [TestRequest]] = [:]
     /// Paths whose request bodies are digested rather than stored.
     var digestedPaths: Set<String> = []
-    /// Client connections currently open.
-    var openConnections = 0
-    /// Connections accepted since the server was created; also the id of the newest one.
-    var acceptedConnections = 0
-    /// The port of the current (or last) listener; 0 before the first start.
-    var port = 0
-    /// The running listener, `nil` when stopped.
-    var run: ServerRun?
     /// Callers of `waitForHits`, resumed when their path has enough hits or their time is up.
     var hitWaiters: [UInt64: HitWaiter] = [:]
     var nextWaiterID: UInt64 = 0

@@ -8,21 +8,27 @@ import Foundation
 
 /// One accepted client socket. Every blocking step polls the socket together with the server's wake pipe,
 /// so `TestServer.stop()` interrupts reads, writes and deliberate stalls alike.
-struct SocketConnection: Sendable {
+package struct SocketConnection: Sendable {
     // MARK: - Properties
 
     /// The non-blocking client socket.
-    let fd: Int32
+    package let fd: Int32
 
     /// Signalled when the server stops.
-    let wake: WakeSignal
+    package let wake: WakeSignal
+
+    /// Wraps an accepted, non-blocking socket.
+    package init(fd: Int32, wake: WakeSignal) {
+        self.fd = fd
+        self.wake = wake
+    }
 
     // MARK: - Waiting
 
     /// Waits until the socket is readable (or writable) or `timeout` passes (`nil` waits indefinitely).
     /// Returns `false` on timeout; throws `ConnectionEnd.serverStopping` when the server stops.
     @discardableResult
-    func wait(forWriting: Bool = false, timeout: TimeInterval? = nil) throws -> Bool {
+    package func wait(forWriting: Bool = false, timeout: TimeInterval? = nil) throws -> Bool {
         let socketEvents = Int16(forWriting ? POLLOUT : POLLIN)
         let deadline = timeout.map { Date().addingTimeInterval($0) }
         while true {
@@ -47,7 +53,7 @@ struct SocketConnection: Sendable {
     }
 
     /// Waits `seconds` unless the server stops first (then throws `ConnectionEnd.serverStopping`).
-    func pause(_ seconds: TimeInterval) throws {
+    package func pause(_ seconds: TimeInterval) throws {
         guard seconds > 0 else { return }
         let deadline = Date().addingTimeInterval(seconds)
         while true {
@@ -64,7 +70,7 @@ struct SocketConnection: Sendable {
     // MARK: - Reading
 
     /// Reads whatever is available, up to `maxCount` bytes, waiting for at least one. Empty means EOF.
-    func readSome(maxCount: Int = 65_536) throws -> [UInt8] {
+    package func readSome(maxCount: Int = 65_536) throws -> [UInt8] {
         var chunk = [UInt8](repeating: 0, count: maxCount)
         while true {
             let count = chunk.withUnsafeMutableBytes { buffer in
@@ -83,7 +89,7 @@ struct SocketConnection: Sendable {
     }
 
     /// Holds the connection, discarding anything the client sends, until it closes or the server stops.
-    func holdUntilPeerCloses() {
+    package func holdUntilPeerCloses() {
         do {
             while try !readSome().isEmpty {}
         } catch {
@@ -93,7 +99,7 @@ struct SocketConnection: Sendable {
 
     /// Reads and discards input for up to `timeout` seconds or until EOF, so a close right after an error
     /// answer does not turn into a reset that destroys the answer before the client reads it.
-    func drainBeforeClose(timeout: TimeInterval) {
+    package func drainBeforeClose(timeout: TimeInterval) {
         let deadline = Date().addingTimeInterval(timeout)
         do {
             while deadline.timeIntervalSinceNow > 0 {
@@ -108,17 +114,17 @@ struct SocketConnection: Sendable {
     // MARK: - Writing
 
     /// Sends a FIN now (the client sees EOF) while still allowing reads.
-    func finishWriting() {
+    package func finishWriting() {
         _ = shutdown(fd, Int32(SHUT_WR))
     }
 
     /// Writes all of `text` as UTF-8.
-    func write(_ text: String) throws {
+    package func write(_ text: String) throws {
         try write(Data(text.utf8))
     }
 
     /// Writes all of `data`, looping over partial writes and waiting while the send buffer is full.
-    func write(_ data: Data) throws {
+    package func write(_ data: Data) throws {
         try data.withUnsafeBytes { buffer in
             guard let base = buffer.baseAddress else { return }
             var offset = 0

@@ -1,7 +1,7 @@
 import Foundation
 
 /// A value guarded by one `NSLock`; the only way in is `withLock`, so every read and write is serialized.
-final class Locked<Value> {
+package final class Locked<Value> {
     // MARK: - Storage
 
     private let lock = NSLock()
@@ -9,14 +9,14 @@ final class Locked<Value> {
 
     // MARK: - Init
 
-    init(_ value: Value) {
+    package init(_ value: Value) {
         self.value = value
     }
 
     // MARK: - Access
 
     /// Runs `body` with exclusive access to the value. Never call user code from inside `body`.
-    func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+    package func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
         lock.lock()
         defer { lock.unlock() }
         return try body(&value)

@@ -1,7 +1,7 @@
 /// Reason phrases for the status line; an unknown code gets a generic phrase, which clients ignore anyway.
-enum HTTPReasonPhrase {
+package enum HTTPReasonPhrase {
     /// The reason phrase for `status`, for example "Not Found" for 404.
-    static func phrase(for status: Int) -> String {
+    package static func phrase(for status: Int) -> String {
         switch status {
         case 100: return "Continue"
         case 200: return "OK"

@@ -2,14 +2,14 @@ import Foundation
 
 /// Reads HTTP/1.1 requests one after another from a connection, keeping bytes that arrive early
 /// (pipelining) for the next request.
-struct HTTPRequestReader {
+package struct HTTPRequestReader {
     // MARK: - Limits
 
     /// The largest request head accepted; a bigger one is answered with 431. 1 MiB.
-    static let headLimit = 1 << 20
+    package static let headLimit = 1 << 20
 
     /// The longest chunk-size or trailer line accepted in a chunked body. 64 KiB.
-    static let lineLimit = 1 << 16
+    package static let lineLimit = 1 << 16
 
     // MARK: - State
 
@@ -18,7 +18,7 @@ struct HTTPRequestReader {
 
     // MARK: - Init
 
-    init(connection: SocketConnection) {
+    package init(connection: SocketConnection) {
         self.connection = connection
     }
 
@@ -26,9 +26,10 @@ struct HTTPRequestReader {
 
     /// Reads the next request. Returns `nil` when the client closed cleanly between requests.
     /// Throws a `ConnectionEnd` for an oversized head, a malformed request, a truncated one, or a server stop.
-    /// `digestsBody` says, from the path, whether the body is digested (``TestBodyDigest``) rather than stored.
-    mutating func readRequest(
-        connectionID: Int, digestsBody: (String) -> Bool = { _ in false }
+    /// `bodyConsumer` may return, for the request's path, a function that gets the body piece by piece as it
+    /// arrives instead of it being stored (`TestServer` digests large uploads so).
+    package mutating func readRequest(
+        connectionID: Int, bodyConsumer: (String) -> ((ArraySlice<UInt8>) -> Void)? = { _ in nil }
     ) throws -> ReceivedRequest? {
         guard let head = try readHead() else { return nil }
         let receivedAt = Date()
@@ -46,14 +47,12 @@ struct HTTPRequestReader {
         if expectsContinue && (isChunked || contentLength > 0) {
             try connection.write("HTTP/1.1 100 Continue\r\n\r\n")
         }
-        if digestsBody(request.request.path) {
-            var digest = TestBodyDigest()
+        if let consume = bodyConsumer(request.request.path) {
             if isChunked {
-                try readChunkedBody { digest.update($0) }
+                try readChunkedBody(consume)
             } else {
-                try readStreaming(contentLength) { digest.update($0) }
+                try readStreaming(contentLength, consume)
             }
-            request.request.bodyDigest = digest
         } else if isChunked {
             var body = Data()
             try readChunkedBody { body.append(contentsOf: $0) }
@@ -97,17 +96,17 @@ struct HTTPRequestReader {
         let requestLine = lines.removeFirst().split(separator: " ", omittingEmptySubsequences: true)
         guard requestLine.count == 3, requestLine[2].hasPrefix("HTTP/") else { throw ConnectionEnd.malformedRequest }
 
-        var headers: [TestHeader] = []
+        var headers: [HeaderLine] = []
         for line in lines where !line.isEmpty {
             if line.first == " " || line.first == "\t", let last = headers.popLast() {
                 let folded = line.trimmingCharacters(in: .whitespaces)
-                headers.append(TestHeader(last.name, last.value + " " + folded))
+                headers.append(HeaderLine(last.name, last.value + " " + folded))
                 continue
             }
             guard let colon = line.firstIndex(of: ":") else { throw ConnectionEnd.malformedRequest }
             let name = String(line[..<colon])
             let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
-            headers.append(TestHeader(name, value))
+            headers.append(HeaderLine(name, value))
         }
 
         var target = String(requestLine[1])
@@ -124,7 +123,7 @@ struct HTTPRequestReader {
             path = String(target[..<mark])
             query = String(target[target.index(after: mark)...])
         }
-        let request = TestRequest(
+        let request = ParsedRequest(
             method: String(requestLine[0]),
             path: path,
             query: query,

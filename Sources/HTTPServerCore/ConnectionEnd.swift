@@ -1,7 +1,7 @@
 import Foundation
 
 /// Why a connection thread stops talking to its client early.
-enum ConnectionEnd: Error {
+package enum ConnectionEnd: Error {
     /// `TestServer.stop()` was called; drop everything and close.
     case serverStopping
     /// The peer closed or reset the connection, or a socket call failed with this errno.

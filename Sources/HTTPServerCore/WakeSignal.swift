@@ -6,20 +6,20 @@
 
 /// A self-pipe that every server thread polls next to its socket: once signalled it stays readable, so every
 /// wait in the server ends at once when `TestServer.stop()` runs.
-final class WakeSignal: Sendable {
+package final class WakeSignal: Sendable {
     // MARK: - Storage
 
     /// The read end; becomes readable (and stays so) after `signal()`.
-    let readFD: Int32
+    package let readFD: Int32
     private let writeFD: Int32
     private let signalled = Locked(false)
 
     // MARK: - Init
 
-    init() throws {
+    package init() throws {
         var fds: [Int32] = [-1, -1]
         guard pipe(&fds) == 0 else {
-            throw TestServerError.socketFailure(operation: "pipe", errno: errno)
+            throw SocketFailure(operation: "pipe", errno: errno)
         }
         readFD = fds[0]
         writeFD = fds[1]
@@ -35,7 +35,7 @@ final class WakeSignal: Sendable {
     // MARK: - Signalling
 
     /// Makes `readFD` readable for good. Later calls do nothing.
-    func signal() {
+    package func signal() {
         let first = signalled.withLock { value -> Bool in
             defer { value = true }
             return !value

@@ -1,5 +1,5 @@
 /// What the connection loop does after a response has been written.
-enum ConnectionDisposition {
+package enum ConnectionDisposition {
     /// Read the next request on the same connection.
     case keepAlive
     /// Close with a FIN.
