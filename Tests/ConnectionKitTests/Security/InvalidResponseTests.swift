@@ -98,8 +98,8 @@ import Testing
     }
 }
 
-/// Builds a deep JSON value (`[[{"k":[[…null…]]}]]`) and destroys it on a thread with a stack large enough
-/// for Swift's recursive release of nested arrays, so that the test checks printing, not teardown.
+/// Builds a deep JSON value (`[[{"k":[[…null…]]}]]`) and takes it apart one level at a time, so that the
+/// test checks printing, not Swift's recursive release of nested arrays (which would overflow the stack).
 final class DeepJSON: @unchecked Sendable {
     // Safe: `value` is written by `init` and `release()` only, while no other thread reads it.
     private(set) var value: JSON
@@ -112,14 +112,17 @@ final class DeepJSON: @unchecked Sendable {
         self.value = .array([.array([.object(["k": value])])])
     }
 
+    /// Each step holds the only reference to the next level before the previous one is dropped, so no
+    /// release ever has more than one level below it to free.
     func release() {
-        let done = DispatchSemaphore(value: 0)
-        let thread = Thread { [self] in
-            value = .null
-            done.signal()
+        var current = value
+        value = .null
+        while true {
+            switch current {
+            case .array(let elements) where elements.count == 1: current = elements[0]
+            case .object(let members) where members.count == 1: current = members.values.first ?? .null
+            default: return
+            }
         }
-        thread.stackSize = 1 << 30
-        thread.start()
-        done.wait()
     }
 }
