@@ -28,6 +28,7 @@ let package = Package(
         .executableTarget(name: "ClientUpload", dependencies: kit),
         .executableTarget(name: "Soak", dependencies: kit),
         .executableTarget(name: "InspectorBench", dependencies: kit),
+        .executableTarget(name: "OfflineQueueBench", dependencies: kit),
     ],
     swiftLanguageModes: [.v6]
 )

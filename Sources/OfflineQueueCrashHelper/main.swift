@@ -1,10 +1,11 @@
 // Used by OfflineQueueCrashTests, which kills it with SIGKILL: it either enqueues writes against a server that
-// is down, printing each acknowledged write the moment `enqueue` returns, or drains a queue, printing each
+// is down, printing each acknowledged write the moment `enqueue` returns (from one thread, or from several at
+// once so that the journal's group commit is under way at the kill), or drains a queue, printing each
 // delivered write. Either way it prints `READY` once the queue is open, so that the test kills it only
 // after that.
 //
-// Usage: OfflineQueueCrashHelper enqueue <queue directory> <server base URL> <count>
-//        OfflineQueueCrashHelper drain <queue directory>
+// Usage: OfflineQueueCrashHelper enqueue <queue directory> <server base URL> <count> [<producers>]
+//        OfflineQueueCrashHelper drain <queue directory> [<server base URL> [<in flight>]]
 import ConnectionKit
 import Foundation
 
@@ -38,9 +39,10 @@ func fail(_ message: String) -> Never {
     exit(1)
 }
 
-/// `enqueue <directory> <base URL> <count>`: enqueue against a server that is down, printing
-/// `<index> <idempotency key>` as each `enqueue` returns.
-func enqueueWrites(directory: String, base: URL, count: Int) {
+/// `enqueue <directory> <base URL> <count> [<producers>]`: enqueue against a server that is down, printing
+/// `<index> <idempotency key>` as each `enqueue` returns. With several producers, thread `p` enqueues the
+/// indexes `p`, `p + producers`, … and each line is printed with one `write`, so lines never interleave.
+func enqueueWrites(directory: String, base: URL, count: Int, producers: Int) {
     let queue: OfflineQueue
     do {
         // The server is down: after the first refused attempt the queue waits an hour, so this only enqueues.
@@ -52,26 +54,35 @@ func enqueueWrites(directory: String, base: URL, count: Int) {
         fail("cannot open the queue: \(error)")
     }
     FileHandle.standardOutput.write(Data("READY\n".utf8))
-    for index in 0..<count {
-        do {
-            let operation = try queue.enqueue(CrashWrite(base: base, index: index))
-            FileHandle.standardOutput.write(Data("\(index) \(operation.idempotencyKey)\n".utf8))
-        } catch {
-            fail("enqueue \(index) failed: \(error)")
-        }
+    let finished = DispatchGroup()
+    for producer in 0..<producers {
+        finished.enter()
+        Thread {
+            for index in stride(from: producer, to: count, by: producers) {
+                do {
+                    let operation = try queue.enqueue(CrashWrite(base: base, index: index))
+                    FileHandle.standardOutput.write(Data("\(index) \(operation.idempotencyKey)\n".utf8))
+                } catch {
+                    fail("enqueue \(index) failed: \(error)")
+                }
+            }
+            finished.leave()
+        }.start()
     }
+    finished.wait()
     FileHandle.standardOutput.write(Data("DONE\n".utf8))
 }
 
-/// `drain <directory>`: deliver what is queued (to the server now up), printing `DELIVERED <key>` for each,
+/// `drain <directory> [<base URL> [<in flight>]]`: deliver what is queued (to the server now up, at `base`:
+/// the origin the class is registered for), up to `in flight` at once, printing `DELIVERED <key>` for each,
 /// until killed.
-func drainWrites(directory: String) -> Never {
+func drainWrites(directory: String, base: URL, inFlight: Int) -> Never {
     let queue: OfflineQueue
     do {
         queue = try OfflineQueue(
             directory: URL(fileURLWithPath: directory, isDirectory: true),
             configuration: OfflineQueue.Configuration(
-                onlineRetryInterval: 0.05, offlineRetryInterval: 0.2,
+                onlineRetryInterval: 0.05, offlineRetryInterval: 0.2, maximumInFlight: inFlight,
                 callbackQueue: DispatchQueue(label: "OfflineQueueCrashHelper")))
     } catch {
         fail("cannot open the queue: \(error)")
@@ -80,17 +91,22 @@ func drainWrites(directory: String) -> Never {
         FileHandle.standardOutput.write(Data("DELIVERED \(operation.idempotencyKey)\n".utf8))
     }
     FileHandle.standardOutput.write(Data("READY\n".utf8))
-    queue.register(CrashWrite.self) { CrashWrite(base: URL(fileURLWithPath: "/"), index: -1) }
+    queue.register(CrashWrite.self) { CrashWrite(base: base, index: -1) }
     dispatchMain()
 }
 
 let arguments = CommandLine.arguments
-if arguments.count == 3, arguments[1] == "drain" {
-    drainWrites(directory: arguments[2])
-} else if arguments.count == 5, arguments[1] == "enqueue", let base = URL(string: arguments[3]),
-    let count = Int(arguments[4])
+if (3...5).contains(arguments.count), arguments[1] == "drain",
+    let base = arguments.count > 3 ? URL(string: arguments[3]) : URL(fileURLWithPath: "/"),
+    let inFlight = arguments.count > 4 ? Int(arguments[4]) : 1
 {
-    enqueueWrites(directory: arguments[2], base: base, count: count)
+    drainWrites(directory: arguments[2], base: base, inFlight: inFlight)
+} else if (5...6).contains(arguments.count), arguments[1] == "enqueue", let base = URL(string: arguments[3]),
+    let count = Int(arguments[4]), let producers = arguments.count > 5 ? Int(arguments[5]) : 1, producers > 0
+{
+    enqueueWrites(directory: arguments[2], base: base, count: count, producers: producers)
 } else {
-    fail("usage: OfflineQueueCrashHelper enqueue <queue directory> <server base URL> <count> | drain <queue directory>")
+    fail(
+        "usage: OfflineQueueCrashHelper enqueue <queue directory> <server base URL> <count> [<producers>]"
+            + " | drain <queue directory> [<server base URL> [<in flight>]]")
 }

@@ -139,7 +139,12 @@ struct OfflineDeadLetterTests {
         let second = try harness.queue.enqueue(PostNote(base: reservation.baseURL, text: "2"))
         #expect(try harness.queue.remove(second))
         #expect(harness.queue.pending.map(\.id) == [first.id])
-        #expect(OfflineFixtures.files(in: harness.directory.appendingPathComponent("pending")).count == 1)
         #expect(try harness.queue.remove(second) == false)
+        // Off the disk too: a queue opened on the folder afterwards has only the first.
+        harness.queue.close()
+        let reopened = try OfflineQueue(
+            directory: harness.directory, configuration: OfflineFixtures.configuration(offline: 60))
+        defer { reopened.close() }
+        #expect(reopened.pending.map(\.id) == [first.id])
     }
 }

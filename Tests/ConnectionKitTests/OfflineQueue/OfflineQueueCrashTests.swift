@@ -14,7 +14,16 @@ import Testing
 
 /// The crash helper's `CrashWrite`, as this process defines it: registered under the stored name.
 final class DrainWrite: ConnectionRequest<Data>, @unchecked Sendable {
-    // Safe: no stored state.
+    // Safe: immutable stored properties only.
+    let base: URL
+
+    init(base: URL) {
+        self.base = base
+        super.init()
+    }
+
+    /// The helper's origin: the queue applies the credentials only to operations for it.
+    override var url: URL? { base.appendingPathComponent("writes") }
     override var requestHeaderFields: [String: String] { ["Cookie": "session=crash-cookie"] }
     override var authorization: Authorization? { .bearer("crash-secret-token") }
 }
@@ -122,7 +131,8 @@ struct OfflineQueueCrashTests {
         try reservation.startServer(server)
         // A child drains, and is killed after `killAfter` deliveries (mid-attempt, mid-delete: wherever it is).
         let killAfter = round == 0 ? Int.random(in: 1..<20) : Int.random(in: 20..<(writes - 20))
-        let drained = try Self.runHelper(helper, ["drain", directory.path], killAfterLines: killAfter)
+        let drained = try Self.runHelper(
+            helper, ["drain", directory.path, reservation.baseURL.absoluteString], killAfterLines: killAfter)
         let deliveredByChild = String(decoding: drained, as: UTF8.self).components(separatedBy: "\n")
             .filter { $0.hasPrefix("DELIVERED ") }.count
         #expect(deliveredByChild >= killAfter)
@@ -133,7 +143,7 @@ struct OfflineQueueCrashTests {
         queue.deliveredHandler = { operation, _ in delivered.append(operation) }
         let remaining = queue.pending.count
         #expect(remaining <= writes - deliveredByChild)
-        queue.register(typeName: "CrashWrite") { DrainWrite() }
+        queue.register(typeName: "CrashWrite") { DrainWrite(base: reservation.baseURL) }
         delivered.wait(for: remaining, timeout: 180)
 
         let received = server.receivedRequests("/writes")
@@ -194,7 +204,7 @@ struct OfflineQueueCrashTests {
         let stored = queue.pending
         #expect(stored.count >= acknowledged.count)
         #expect(stored.count <= acknowledged.count + 1)
-        queue.register(typeName: "CrashWrite") { DrainWrite() }
+        queue.register(typeName: "CrashWrite") { DrainWrite(base: reservation.baseURL) }
         delivered.wait(for: stored.count, timeout: 180)
 
         // 4. Every acknowledged write arrived with its key; the server saw no key it was not given.

@@ -74,7 +74,8 @@ struct OfflineSecretsTests {
 
         let files = OfflineFixtures.files(in: directory)
         #expect(files.contains { $0.path.contains("/bodies/") }, "the large body has a file of its own")
-        #expect(files.filter { $0.path.contains("/pending/") }.count == 2)
+        #expect(files.contains { $0.path.contains("/journal/") }, "the operations are in the journal")
+        #expect(queue.pending.map(\.id) == [small.id, big.id])
         for file in files {
             let bytes = try Data(contentsOf: file)
             for secret in Self.secrets {
@@ -83,7 +84,7 @@ struct OfflineSecretsTests {
             let mode = try FileManager.default.attributesOfItem(atPath: file.path)[.posixPermissions] as? Int
             #expect(mode == 0o600, "\(file.lastPathComponent) has mode \(String(mode ?? 0, radix: 8))")
         }
-        for folder in ["", "pending", "bodies", "dead", "corrupt"] {
+        for folder in ["", "pending", "bodies", "dead", "corrupt", "journal"] {
             let path = directory.appendingPathComponent(folder).path
             let mode = try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int
             #expect(mode == 0o700, "\(path) has mode \(String(mode ?? 0, radix: 8))")

@@ -62,6 +62,18 @@ fileprivate func queueForLater(in queue: OfflineQueue) throws {
 }
 
 // MARK: - docs/offline-queue.md block 4
+/// Returns `false` when the outbox is full: the caller tells the user to try again later.
+fileprivate func enqueueUnlessFull(_ post: PostMicropost, in queue: OfflineQueue) throws -> Bool {
+    do {
+        try queue.enqueue(post)
+        return true
+    } catch let error as ConnectionError {
+        guard let reason = error.underlyingError as? OfflineQueueError, case .full = reason.kind else { throw error }
+        return false
+    }
+}
+
+// MARK: - docs/offline-queue.md block 5
 fileprivate func openTunedQueue(outbox: URL) throws -> OfflineQueue {
     var configuration = OfflineQueue.Configuration()
     configuration.onlineRetryInterval = 1
@@ -69,12 +81,14 @@ fileprivate func openTunedQueue(outbox: URL) throws -> OfflineQueue {
     configuration.backoff = RetryPolicy(initialBackoff: 1, backoffMultiplier: 2, maximumBackoff: 300)
     configuration.maximumAttempts = 50
     configuration.maximumAge = 3 * 24 * 3600
+    configuration.maximumInFlight = 4
+    configuration.maximumPendingOperations = 10_000
     configuration.callbackQueue = .main
     let tunedQueue = try OfflineQueue(directory: outbox.appendingPathComponent("tuned"), configuration: configuration)
     return tunedQueue
 }
 
-// MARK: - docs/offline-queue.md block 5
+// MARK: - docs/offline-queue.md block 6
 fileprivate func watchDeliveries(of queue: OfflineQueue) {
     queue.deliveredHandler = { operation, responseBody in
         print("delivered \(operation.idempotencyKey) after \(operation.attempts) attempt(s)")
@@ -88,7 +102,7 @@ fileprivate func watchDeliveries(of queue: OfflineQueue) {
     }
 }
 
-// MARK: - docs/offline-queue.md block 6
+// MARK: - docs/offline-queue.md block 7
 #if canImport(Network)
     import Network
 
@@ -103,7 +117,7 @@ fileprivate func watchDeliveries(of queue: OfflineQueue) {
     }
 #endif
 
-// MARK: - docs/offline-queue.md block 7
+// MARK: - docs/offline-queue.md block 8
 fileprivate func manage(_ queue: OfflineQueue) throws {
     for operation in queue.pending {
         print(operation.sequence, operation.method, operation.url, "attempts:", operation.attempts)

@@ -7,23 +7,30 @@ import Foundation
 extension OfflineQueue {
     // MARK: - The delivery loop (runs on `worker`)
 
-    /// Asks the worker to attempt the head of the queue if nothing is in flight or waiting.
+    /// Asks the worker to fill the window of attempts.
     func kick() {
-        worker.async { [weak self] in self?.attemptHead() }
+        worker.async { [weak self] in self?.attemptWindow() }
     }
 
-    /// Sends the head of the queue, unless an attempt is in flight, a retry is waiting, or the queue is
-    /// suspended or empty.
-    private func attemptHead() {
+    /// Starts an attempt for each operation of the window (the first ``Configuration/maximumInFlight``
+    /// pending ones) that is not in flight, unless a retry is waiting or the queue is suspended or closed.
+    private func attemptWindow() {
+        while attemptNext() {}
+    }
+
+    /// Starts one attempt; returns whether the caller should look for another.
+    private func attemptNext() -> Bool {
+        let width = max(1, configuration.maximumInFlight)
         let next: (QueuedOperation, (@Sendable () -> AnyConnectionRequest)?, AnyConnectionRequest?)? =
             state.withLock { state in
-                guard !state.isSuspended, !state.isClosed, state.inFlight == nil, state.retryTimer == nil,
-                    let head = state.pending.first
+                guard !state.isSuspended, !state.isClosed, state.retryTimer == nil,
+                    let head = state.pending.prefix(width).first(where: { state.inFlight[$0.id] == nil })
                 else { return nil }
                 return (head, state.factories[head.typeName], state.liveTemplates[head.typeName])
             }
-        guard let (head, factory, liveTemplate) = next else { return }
-        guard let template = factory?() ?? liveTemplate else {
+        guard let (head, factory, liveTemplate) = next else { return false }
+        let candidates = [factory?(), liveTemplate].compactMap { $0 }
+        guard !candidates.isEmpty else {
             let misses = state.withLock { state -> Int in
                 state.unregisteredMisses[head.typeName, default: 0] += 1
                 return state.unregisteredMisses[head.typeName, default: 0]
@@ -33,15 +40,29 @@ extension OfflineQueue {
                     "no request class is registered as \(head.typeName); its operations wait until "
                         + "`register(\(head.typeName).self) { ... }` is called")
             }
-            scheduleRetry(after: configuration.offlineRetryInterval)
-            return
+            if state.withLock({ $0.inFlight.isEmpty }) { _ = scheduleRetry(after: configuration.offlineRetryInterval) }
+            return false
+        }
+        // The class's credentials go only where the class itself sends: an entry planted in the folder, or
+        // edited, must not carry them to another origin.
+        guard let template = candidates.first(where: { RedirectRule.isSameOrigin($0.url, head.url) }) else {
+            let expected = candidates.first?.url.map(Self.origin) ?? "no URL"
+            deadLetter(
+                head,
+                error: ConnectionError(
+                    .invalidRequest(
+                        reason: "its URL's origin \(Self.origin(head.url)) is not the origin \(head.typeName) builds "
+                            + "(\(expected)); not sent, so that the class's credentials stay with its own origin"),
+                    requestTypeName: head.typeName))
+            return true
         }
         var attempted = head
         attempted.attempts += 1
         let operation = attempted
-        // Counted before sending, so that a crash during the attempt still counts it against the limit.
+        // Counted before sending (written, synced with the next commit), so that a crash during the attempt
+        // still counts it against the limit.
         do {
-            try store.writePending(operation)
+            try journal.recordAttempt(operation.sequence, attempts: operation.attempts)
         } catch {
             configuration.log("could not record attempt \(operation.attempts) of \(operation.id): \(error)")
         }
@@ -51,7 +72,7 @@ extension OfflineQueue {
         } catch {
             deadLetter(
                 operation, error: ConnectionError(.fileSystem(underlying: error), requestTypeName: operation.typeName))
-            return
+            return true
         }
         let request = QueuedOperationRequest(operation: operation, template: template, body: body)
         request.callbackQueue = worker
@@ -62,37 +83,48 @@ extension OfflineQueue {
             self?.attemptFailed(operation, error: error, response: request?.urlResponse)
         }
         let current = state.withLock { state -> Bool in
-            guard state.pending.first?.id == operation.id else { return false }
-            state.pending[0] = operation
-            state.inFlight = request
+            guard let index = state.pending.firstIndex(where: { $0.id == operation.id }) else { return false }
+            state.pending[index] = operation
+            state.inFlight[operation.id] = request
             state.retryImmediately = false
             return true
         }
-        guard current else { return }
+        guard current else { return true }
         request.start()
+        return true
+    }
+
+    /// `scheme://host:port` of `url`, for messages (never a path, query or credential).
+    static func origin(_ url: URL) -> String {
+        let scheme = url.scheme ?? "?"
+        let port = url.port.map { ":\($0)" } ?? ""
+        return "\(scheme)://\(url.host ?? "")\(port)"
     }
 
     private func attemptSucceeded(_ operation: QueuedOperation, body: Data) {
         let stillQueued = state.withLock { state -> Bool in
-            state.inFlight = nil
+            state.inFlight[operation.id] = nil
             state.lastAttemptReachedServer = true
             state.reportedReachable = nil
             state.consecutiveFailures = 0
-            return state.removeHead(operation)
+            return state.removePending(operation)
         }
         if stillQueued {
             do {
-                try store.removePending(operation)
+                // Written at once (a kill keeps it), synced with the next commit: lost only to a power cut,
+                // which re-sends the operation with the same key.
+                try journal.resolve([operation.sequence], sync: false)
+                store.removeBody(named: operation.bodyFileName)
             } catch {
                 // Left on disk, it is delivered again by the next process: at least once, same key.
-                configuration.log("delivered \(operation.id) but could not remove its file: \(error)")
+                configuration.log("delivered \(operation.id) but could not record it: \(error)")
             }
             let handler = state.withLock { $0.deliveredHandler }
             if let handler {
                 configuration.callbackQueue.async { handler(operation, body) }
             }
         }
-        attemptHead()
+        attemptWindow()
     }
 
     private func attemptFailed(_ operation: QueuedOperation, error: any Error, response: HTTPURLResponse?) {
@@ -106,16 +138,16 @@ extension OfflineQueue {
             self.configuration.callbackQueue.async { handler(attempt) }
         }
         let stillQueued = state.withLock { state -> Bool in
-            state.inFlight = nil
+            state.inFlight[operation.id] = nil
             state.consecutiveFailures += 1
             if !error.isCancelled {
                 state.lastAttemptReachedServer = !unreachable
                 state.reportedReachable = nil
             }
-            return state.pending.first?.id == operation.id
+            return state.pending.contains { $0.id == operation.id }
         }
         guard stillQueued else {
-            attemptHead()
+            attemptWindow()
             return
         }
         if let status = error.statusCode, (400..<500).contains(status), status != 408, status != 429 {
@@ -143,48 +175,60 @@ extension OfflineQueue {
             deadLetter(operation, error: error, note: "older than \(age) s")
             return
         }
-        let (failures, immediately) = state.withLock { state in
-            defer { state.retryImmediately = false }
-            return (state.consecutiveFailures, state.retryImmediately)
-        }
+        let failures = state.withLock { $0.consecutiveFailures }
         var wait = unreachable ? configuration.offlineRetryInterval : configuration.onlineRetryInterval
         if let backoff = configuration.backoff {
             wait = max(wait, backoff.retryAfterDelay(from: response) ?? backoff.backoff(beforeRetry: failures))
         }
-        if immediately {
-            // The app said the network is back while this attempt was under way.
-            wait = 0
-        }
-        report(wait)
-        scheduleRetry(after: wait)
+        // Reported after scheduling, with the wait actually scheduled: a handler that reacts (e.g. calls
+        // `setReachable(true)`) then always finds the wait to cut short.
+        report(scheduleRetry(after: wait))
     }
 
     private func deadLetter(_ operation: QueuedOperation, error: ConnectionError, note: String? = nil) {
         let reason = [error.description, note].compactMap { $0 }.joined(separator: " ")
         let letter = DeadLetter(operation: operation, reason: reason, statusCode: error.statusCode, date: Date())
         do {
-            try store.moveToDead(letter)
+            // The dead letter first, then the journal: a crash in between leaves both, and loading finishes
+            // the move. When the letter cannot be written, the entry stays in the journal for the next process.
+            try store.writeDead(letter)
+            try journal.resolve([operation.sequence], sync: false)
         } catch {
             configuration.log("could not move \(operation.id) to the dead letters: \(error)")
         }
         let handler = state.withLock { state -> (@Sendable (DeadLetter) -> Void)? in
-            _ = state.removeHead(operation)
+            _ = state.removePending(operation)
             state.deadLetters.append(letter)
             return state.deadLetterHandler
         }
         if let handler {
             configuration.callbackQueue.async { handler(letter) }
         }
-        attemptHead()
+        attemptWindow()
     }
 
-    /// Waits `seconds`, then attempts the head again (``attemptNow()`` cuts the wait short).
-    func scheduleRetry(after seconds: TimeInterval) {
+    /// Waits `seconds`, then attempts the window again (``attemptNow()`` cuts the wait short); starts at once
+    /// instead when an immediate attempt was asked for meanwhile. Returns the wait scheduled.
+    @discardableResult
+    func scheduleRetry(after seconds: TimeInterval) -> TimeInterval {
         let timer = DispatchSource.makeTimerSource(queue: worker)
-        let generation = state.withLock { state -> UInt64 in
+        let (generation, replaced) = state.withLock { state -> (UInt64?, (any DispatchSourceTimer)?) in
+            if state.retryImmediately {
+                // The app said the network is back (or registered a class) since the attempt started.
+                state.retryImmediately = false
+                return (nil, nil)
+            }
             state.timerGeneration &+= 1
-            state.retryTimer = timer
-            return state.timerGeneration
+            defer { state.retryTimer = timer }
+            return (state.timerGeneration, state.retryTimer)
+        }
+        replaced?.cancel()
+        guard let generation else {
+            // A source is created suspended, and libdispatch traps when a suspended one is released.
+            timer.resume()
+            timer.cancel()
+            kick()
+            return 0
         }
         timer.setEventHandler { [weak self] in
             timer.cancel()
@@ -194,9 +238,10 @@ extension OfflineQueue {
                 state.retryTimer = nil
                 return true
             }
-            if current { self.attemptHead() }
+            if current { self.attemptWindow() }
         }
         timer.schedule(deadline: .now() + max(0, seconds))
         timer.resume()
+        return seconds
     }
 }

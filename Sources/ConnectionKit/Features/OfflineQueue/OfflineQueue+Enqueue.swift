@@ -35,13 +35,21 @@ extension OfflineQueue {
 
     // MARK: - Enqueueing
 
-    /// Stores `request` for delivery and returns once it is safely on disk. Builds it with
-    /// ``AnyConnectionRequest/makeURLRequest()`` (without authorization, which is applied at send time), keeps
-    /// its `Idempotency-Key` header or mints one, and removes secret headers, a password in the URL and
-    /// secret query items. The request itself is not started and may be reused.
+    /// Stores `request` for delivery and returns once it is safely on disk (synced: it survives the process
+    /// being killed and a power cut). Builds it with ``AnyConnectionRequest/makeURLRequest()`` (without
+    /// authorization, which is applied at send time), keeps its `Idempotency-Key` header or mints one, and
+    /// removes secret headers, a password in the URL and secret query items. The request itself is not
+    /// started and may be reused.
+    ///
+    /// Safe to call from many threads at once: enqueues that arrive while the journal is being synced are
+    /// written and synced together (group commit), each returning once its own write is durable. Sequence
+    /// numbers (delivery order) follow the order in which the calls joined the journal.
     ///
     /// Throws the `ConnectionError` `makeURLRequest()` throws, `invalidRequest` for a streamed body, or
-    /// `fileSystem` when the operation could not be written or the queue is closed.
+    /// `fileSystem` when the operation could not be written or the queue is closed, with an
+    /// ``OfflineQueueError`` of kind ``OfflineQueueError/Kind/full(pendingOperations:pendingBytes:)`` when
+    /// storing it would pass ``Configuration/maximumPendingOperations`` or
+    /// ``Configuration/maximumPendingBytes`` (nothing is stored then).
     @discardableResult
     public func enqueue(_ request: AnyConnectionRequest) throws -> QueuedOperation {
         let built: URLRequest
@@ -73,38 +81,60 @@ extension OfflineQueue {
         let (storedURL, removedItems) = Self.removingSecrets(from: url, secretQueryItems: request.secretQueryItems)
         let body = built.httpBody ?? Data()
         let typeName = request.typeName
+        guard !state.withLock({ $0.isClosed }) else { throw request.contextualize(OfflineJournal.closedError) }
 
-        enqueueLock.lock()
-        defer { enqueueLock.unlock() }
-        guard !state.withLock({ $0.isClosed }) else {
-            throw request.contextualize(
-                ConnectionError(.fileSystem(underlying: OfflineStoreFailure(message: "the offline queue is closed"))))
-        }
-        let sequence = state.withLock { state in
-            defer { state.nextSequence += 1 }
-            return state.nextSequence
-        }
+        // The sequence number is the journal's to give, when the entry joins a batch.
         var operation = QueuedOperation(
-            id: UUID(), sequence: sequence, typeName: typeName, method: built.httpMethod ?? "GET", url: storedURL,
+            id: UUID(), sequence: 0, typeName: typeName, method: built.httpMethod ?? "GET", url: storedURL,
             headerFields: headers, removedSecretHeaderNames: removedHeaders.sorted(),
             removedSecretQueryItemNames: removedItems, idempotencyKey: idempotencyKey ?? UUID().uuidString,
             enqueuedAt: Date(), attempts: 0, bodyLength: body.count)
+        let limits = (operations: configuration.maximumPendingOperations, bytes: configuration.maximumPendingBytes)
+        if body.count > limits.bytes {
+            throw request.contextualize(
+                ConnectionError(
+                    .fileSystem(underlying: OfflineQueueError(.full(pendingOperations: 0, pendingBytes: 0)))))
+        }
         if !body.isEmpty {
             if body.count <= configuration.inlineBodyLimit {
                 operation.inlineBody = body
             } else {
-                operation.bodyFileName = try store.writeBody(body, sequence: sequence)
+                do {
+                    operation.bodyFileName = try store.writeBody(body, id: operation.id)
+                } catch {
+                    throw request.contextualize(error)
+                }
             }
         }
-        do {
-            try store.writePending(operation)
-        } catch {
-            if operation.bodyFileName != nil { try? store.removePending(operation) }
-            throw error
-        }
+        // Registered before the commit: the worker may attempt the operation the moment it is committed.
         state.withLock { state in
-            state.pending.append(operation)
             if state.liveTemplates[typeName] == nil { state.liveTemplates[typeName] = request }
+        }
+        do {
+            let json = try OfflineStore.encode(operation)
+            operation = try journal.commit(
+                OfflineJournal.Staged(operation: operation, json: json), hasBodyFile: operation.bodyFileName != nil,
+                admit: { count, bytes in
+                    guard count < limits.operations, bytes + body.count <= limits.bytes else {
+                        throw ConnectionError(
+                            .fileSystem(
+                                underlying: OfflineQueueError(.full(pendingOperations: count, pendingBytes: bytes))))
+                    }
+                },
+                committed: { operations in
+                    // In sequence order, batch after batch: the order of `pending` is the order of delivery.
+                    self.state.withLock { $0.pending.append(contentsOf: operations) }
+                })
+        } catch {
+            store.removeBody(named: operation.bodyFileName)
+            state.withLock { state in
+                if state.liveTemplates[typeName] === request,
+                    !state.pending.contains(where: { $0.typeName == typeName })
+                {
+                    state.liveTemplates[typeName] = nil
+                }
+            }
+            throw request.contextualize(error)
         }
         kick()
         return operation

@@ -15,22 +15,28 @@ import Foundation
 /// }
 /// ```
 ///
-/// **What is stored.** Method, URL, headers, body (in the operation's file, or a body file when large), the
-/// request's class name, an `Idempotency-Key` minted once at enqueue and sent on every attempt, the enqueue
-/// date and the attempt count. Secrets are never written: `Authorization`, `Cookie` and the class's secret
-/// headers and query items are removed, and applied again at send time from the class registered under the
-/// stored name (its ``AnyConnectionRequest/authorization`` and ``AnyConnectionRequest/requestHeaderFields``).
-/// Files are created with mode 0600 and written atomically (see `docs/offline-queue.md`).
+/// **What is stored.** Method, URL, headers, body (in the operation's journal record, or a body file when
+/// large), the request's class name, an `Idempotency-Key` minted once at enqueue and sent on every attempt,
+/// the enqueue date and the attempt count. Secrets are never written: `Authorization`, `Cookie` and the
+/// class's secret headers and query items are removed, and applied again at send time from the class
+/// registered under the stored name (its ``AnyConnectionRequest/authorization`` and
+/// ``AnyConnectionRequest/requestHeaderFields``). Operations are records of an append-only journal; files
+/// are created with mode 0600 (see `docs/offline-queue.md`).
 ///
-/// **Delivery.** In order, one at a time, through ``QueuedOperationRequest`` (so each attempt shows in
-/// ``ConnectionRegistry``). A failed attempt is retried after ``Configuration/onlineRetryInterval`` (1 s)
+/// **Delivery.** In order, one at a time (or up to ``Configuration/maximumInFlight`` at once), through
+/// ``QueuedOperationRequest`` (so each attempt shows in ``ConnectionRegistry``). A failed attempt is retried after ``Configuration/onlineRetryInterval`` (1 s)
 /// when it reached the server and ``Configuration/offlineRetryInterval`` (10 s) when it did not. A 4xx other
 /// than 408 and 429, a request that cannot be built, or an operation past ``Configuration/maximumAttempts``
 /// or ``Configuration/maximumAge`` is moved to ``deadLetters`` and the queue goes on.
 ///
-/// **Crash safety.** Once ``enqueue(_:)`` has returned, the operation is on disk: a process killed at any
-/// instant loses none, and the next process opening the directory delivers each at least once, with its
-/// original `Idempotency-Key`. A corrupt entry is moved to `corrupt/` with a log line.
+/// **Crash safety.** Once ``enqueue(_:)`` has returned, the operation is on disk (synced): a process killed at
+/// any instant, or a power cut, loses none, and the next process opening the directory delivers each at
+/// least once, with its original `Idempotency-Key`. Concurrent enqueues share one sync (group commit). A
+/// corrupt entry is moved to `corrupt/` with a log line.
+///
+/// **Trust.** The directory is opened only when it and everything in it belong to this user, are not
+/// writable by the group or others, and are not symbolic links (``OfflineQueueError``). A stored operation
+/// is sent with its class's credentials only to the origin that class builds.
 ///
 /// One directory is opened by one queue at a time (a lock file enforces it, also across processes).
 /// - SeeAlso: <doc:offline-queue>
@@ -40,38 +46,46 @@ public final class OfflineQueue: Sendable {
     /// The settings it was opened with.
     public let configuration: Configuration
     let store: OfflineStore
+    /// The pending operations on disk; assigns sequence numbers and group-commits enqueues.
+    let journal: OfflineJournal
     let state = Locked(OfflineQueueState())
     /// Attempts, timers and request endings run here, one at a time.
     let worker = DispatchQueue(label: "ConnectionKit.OfflineQueue", qos: .utility)
-    /// Serialises enqueues, so that sequence order is the order `enqueue` returned in.
-    let enqueueLock = NSLock()
 
     /// Opens the queue in `directory` (created with mode 0700 when missing) and starts delivering what a
     /// previous process left in it. Register your request classes right after opening (or before the first
     /// delivery can need them): an operation whose class is not registered waits, and registering it
     /// triggers an attempt.
     ///
-    /// Throws `ConnectionError.fileSystem` when the directory cannot be created or is already open (in this
-    /// process or another).
+    /// Throws `ConnectionError.fileSystem` when the directory cannot be created or read, or is already open
+    /// (in this process or another); with an ``OfflineQueueError`` as its underlying error when the directory,
+    /// or a file or folder in it, is a symbolic link, is writable by the group or others, or belongs to
+    /// another user.
     public init(directory: URL, configuration: Configuration = Configuration()) throws {
         self.directory = directory
         self.configuration = configuration
         store = try OfflineStore(directory: directory)
+        let loaded: OfflineStore.Loaded
+        do {
+            loaded = try store.load(log: configuration.log)
+        } catch {
+            store.releaseLock()
+            throw error
+        }
+        journal = loaded.journal
         worker.setSpecific(key: Self.workerKey, value: ObjectIdentifier(self))
-        let loaded = store.load(log: configuration.log)
         state.withLock { state in
             state.pending = loaded.pending
             state.deadLetters = loaded.dead
-            let highest = (loaded.pending.map(\.sequence) + loaded.dead.map(\.operation.sequence)).max() ?? 0
-            state.nextSequence = highest + 1
         }
         kick()
     }
 
     deinit {
-        let (timer, request) = state.withLock { ($0.retryTimer, $0.inFlight) }
+        let (timer, requests) = state.withLock { ($0.retryTimer, Array($0.inFlight.values)) }
         timer?.cancel()
-        request?.cancel()
+        for request in requests { request.cancel() }
+        journal.close()
         store.releaseLock()
     }
 
@@ -131,7 +145,7 @@ public final class OfflineQueue: Sendable {
     /// operation in flight is cancelled (the server may still have received it). Returns whether it was found.
     @discardableResult
     public func remove(_ operation: QueuedOperation) throws -> Bool {
-        // On the worker, so that no attempt rewrites the operation's file after it was deleted.
+        // On the worker, so that no attempt records a count for the operation after it was resolved.
         try onWorker { try removeOnWorker(operation) }
     }
 
@@ -139,9 +153,9 @@ public final class OfflineQueue: Sendable {
         let found: (pending: QueuedOperation?, dead: DeadLetter?, cancel: QueuedOperationRequest?) = state.withLock {
             state in
             if let index = state.pending.firstIndex(where: { $0.id == operation.id }) {
-                let removed = state.pending.remove(at: index)
-                let inFlight = state.inFlight?.operation.id == operation.id ? state.inFlight : nil
-                return (removed, nil, inFlight)
+                let removed = state.pending[index]
+                _ = state.removePending(removed)
+                return (removed, nil, state.inFlight.removeValue(forKey: operation.id))
             }
             if let index = state.deadLetters.firstIndex(where: { $0.operation.id == operation.id }) {
                 return (nil, state.deadLetters.remove(at: index), nil)
@@ -149,7 +163,11 @@ public final class OfflineQueue: Sendable {
             return (nil, nil, nil)
         }
         found.cancel?.cancel()
-        if let pending = found.pending { try store.removePending(pending) }
+        if let pending = found.pending {
+            // Synced: a removed operation must not come back after a power cut and be sent.
+            try journal.resolve([pending.sequence], sync: true)
+            store.removeBody(named: pending.bodyFileName)
+        }
         if let dead = found.dead { try store.removeDead(dead.operation) }
         return found.pending != nil || found.dead != nil
     }
@@ -186,16 +204,17 @@ public final class OfflineQueue: Sendable {
     /// cancelled, an attempt in flight is cancelled (it stays queued), and ``enqueue(_:)`` throws from now
     /// on. Closing happens by itself when the queue is deallocated. Idempotent.
     public func close() {
-        enqueueLock.lock()
-        let (timer, request) = state.withLock { state in
+        let (timer, requests) = state.withLock { state in
             state.isClosed = true
             state.timerGeneration &+= 1
-            defer { (state.retryTimer, state.inFlight) = (nil, nil) }
-            return (state.retryTimer, state.inFlight)
+            defer { (state.retryTimer, state.inFlight) = (nil, [:]) }
+            return (state.retryTimer, Array(state.inFlight.values))
         }
-        enqueueLock.unlock()
         timer?.cancel()
-        request?.cancel()
+        for request in requests { request.cancel() }
+        // Waits for a group commit under way; enqueues throw from now on. The marks written since the last
+        // commit are synced.
+        journal.close()
         // Let the worker finish what it is doing, so no file is written after this returns.
         onWorker {}
         store.releaseLock()
@@ -219,7 +238,7 @@ public final class OfflineQueue: Sendable {
                 state.retryTimer = nil
                 state.timerGeneration &+= 1
             }
-            if state.inFlight != nil { state.retryImmediately = true }
+            state.retryImmediately = true
             return state.retryTimer
         }
         timer?.cancel()

@@ -4,7 +4,6 @@ import Foundation
 struct OfflineQueueState {
     var pending: [QueuedOperation] = []
     var deadLetters: [DeadLetter] = []
-    var nextSequence: UInt64 = 1
     /// Factories by class name, from `register`.
     var factories: [String: @Sendable () -> AnyConnectionRequest] = [:]
     /// Requests enqueued by this process, by class name: the template when no factory is registered.
@@ -12,8 +11,8 @@ struct OfflineQueueState {
     /// How often each unregistered class name was met at the head of the queue (logged at the second time,
     /// so that opening a queue and then registering does not log).
     var unregisteredMisses: [String: Int] = [:]
-    /// The request sending the head of the queue, if one is.
-    var inFlight: QueuedOperationRequest?
+    /// The requests sending operations of the window, by operation.
+    var inFlight: [UUID: QueuedOperationRequest] = [:]
     /// Waits before the next attempt.
     var retryTimer: (any DispatchSourceTimer)?
     /// Whether the last attempt reached the server; `nil` before the first.
@@ -27,17 +26,19 @@ struct OfflineQueueState {
     var failedAttemptHandler: (@Sendable (FailedAttempt) -> Void)?
     var isSuspended = false
     var isClosed = false
-    /// Set when an immediate attempt was asked for (`setReachable(true)`, `register`, `resume`) while one
-    /// was in flight: if that one fails, the next starts without waiting.
+    /// Set when an immediate attempt was asked for (`setReachable(true)`, `register`, `resume`); the next
+    /// retry that would wait starts at once instead, and starting an attempt clears it. It is a flag the
+    /// worker reads when it schedules, not a timer to cancel, so that a request arriving while a failed
+    /// attempt is being handled (before its wait is scheduled) is never lost.
     var retryImmediately = false
     /// Bumped whenever the retry timer is replaced or dropped, so a stale firing does nothing.
     var timerGeneration: UInt64 = 0
 
-    /// Removes the head of the queue if it is `operation`, and forgets a request kept as template once no
-    /// operation of its class is left. Returns whether the head was removed.
-    mutating func removeHead(_ operation: QueuedOperation) -> Bool {
-        guard pending.first?.id == operation.id else { return false }
-        pending.removeFirst()
+    /// Removes `operation` from the pending ones, wherever it is, and forgets a request kept as template once
+    /// no operation of its class is left. Returns whether it was pending.
+    mutating func removePending(_ operation: QueuedOperation) -> Bool {
+        guard let index = pending.firstIndex(where: { $0.id == operation.id }) else { return false }
+        pending.remove(at: index)
         if !pending.contains(where: { $0.typeName == operation.typeName }) {
             liveTemplates[operation.typeName] = nil
         }

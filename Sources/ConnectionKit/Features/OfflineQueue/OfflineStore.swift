@@ -8,35 +8,51 @@ import Foundation
     import Darwin
 #endif
 
-/// The files behind an ``OfflineQueue``. Every write is atomic and durable: a temporary file (mode 0600) in
-/// the target's folder is written, `fsync`ed, renamed over the target, and the folder is `fsync`ed; a process
-/// killed at any instant leaves either the old file or the new one, never a torn one.
+/// The files behind an ``OfflineQueue``.
 ///
-/// Layout: `pending/<sequence>.json` (one operation each), `bodies/<sequence>.body` (large bodies),
-/// `dead/<sequence>.json` (dead letters), `corrupt/` (entries that could not be read), `lock` (held with
-/// `flock` while open, so two processes never share a queue).
+/// Layout: `journal/<number>.log` (the pending operations, see ``OfflineJournal``), `bodies/<id>.body` (large
+/// bodies), `dead/<sequence>.json` (dead letters), `corrupt/` (what could not be read), `lock` (held with
+/// `flock` while open, so two processes never share a queue), and `pending/<sequence>.json`, where version 1
+/// of the queue kept one operation per file: read and moved into the journal when found.
+///
+/// The folder is a trust boundary: it is opened only when it, every folder in it and every file in those is
+/// owned by this user, is not writable by the group or others, and is not a symbolic link
+/// (``OfflineQueueError``). Files are opened without following links; a body file is named by a bare name
+/// inside `bodies/`; every number read is range-checked; nothing outside the folder is deleted.
 final class OfflineStore: Sendable {
     let directory: URL
     let pendingFolder: URL
     let bodiesFolder: URL
     let deadFolder: URL
     let corruptFolder: URL
+    let journalFolder: URL
     /// The lock file's descriptor while the lock is held; -1 after `releaseLock()`.
     private let lockDescriptor: Locked<Int32>
 
-    /// Opens (creating when needed) the queue in `directory`, taking its lock.
+    /// Sequence numbers read from disk must be below this (and above 0); the queue never reaches it.
+    static let sequenceLimit = UInt64(Int64.max)
+    /// Attempt counts read from disk must be at most this.
+    static let attemptsLimit = Int(Int32.max)
+
+    /// Opens (creating when needed) the queue in `directory`, checks that the folder can be trusted, and takes
+    /// its lock.
     init(directory: URL) throws {
         self.directory = directory
         pendingFolder = directory.appendingPathComponent("pending", isDirectory: true)
         bodiesFolder = directory.appendingPathComponent("bodies", isDirectory: true)
         deadFolder = directory.appendingPathComponent("dead", isDirectory: true)
         corruptFolder = directory.appendingPathComponent("corrupt", isDirectory: true)
-        for folder in [directory, pendingFolder, bodiesFolder, deadFolder, corruptFolder] {
-            try Self.makeFolder(folder)
+        journalFolder = directory.appendingPathComponent("journal", isDirectory: true)
+        let folders = [directory, pendingFolder, bodiesFolder, deadFolder, corruptFolder, journalFolder]
+        for folder in folders {
+            try Self.makeTrustedFolder(folder)
         }
         let lockPath = directory.appendingPathComponent("lock").path
-        let descriptor = open(lockPath, O_CREAT | O_RDWR | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { throw Self.posixError("open \(lockPath)") }
+        let descriptor = open(lockPath, O_CREAT | O_RDWR | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        guard descriptor >= 0 else {
+            if errno == ELOOP { throw Self.refusal(.symbolicLink(directory.appendingPathComponent("lock"))) }
+            throw Self.posixError("open \(lockPath)")
+        }
         guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
             close(descriptor)
             throw ConnectionError(
@@ -45,6 +61,17 @@ final class OfflineStore: Sendable {
                         message: "the offline queue in \(directory.path) is open in another process or queue")))
         }
         lockDescriptor = Locked(descriptor)
+        do {
+            try Self.checkTrusted(directory.appendingPathComponent("lock"), folder: false)
+            for folder in folders.dropFirst() {
+                for name in try Self.names(in: folder) {
+                    try Self.checkTrusted(folder.appendingPathComponent(name), folder: false)
+                }
+            }
+        } catch {
+            releaseLock()
+            throw error
+        }
     }
 
     deinit {
@@ -60,139 +87,131 @@ final class OfflineStore: Sendable {
         if descriptor >= 0 { close(descriptor) }
     }
 
-    // MARK: - Loading
+    // MARK: - Trust
 
-    /// Reads every pending operation and dead letter, in sequence order. Leftover temporary files are
-    /// deleted, orphan body files too; an entry that cannot be read is moved to `corrupt/` and logged.
-    func load(log: (String) -> Void) -> (pending: [QueuedOperation], dead: [DeadLetter]) {
-        removeTemporaryFiles()
+    private static func refusal(_ kind: OfflineQueueError.Kind) -> ConnectionError {
+        ConnectionError(.fileSystem(underlying: OfflineQueueError(kind)))
+    }
+
+    /// Creates `folder` (0700) when missing, then checks it.
+    private static func makeTrustedFolder(_ folder: URL) throws {
+        var info = stat()
+        if lstat(folder.path, &info) != 0 {
+            guard errno == ENOENT else { throw posixError("inspect \(folder.path)") }
+            if mkdir(folder.path, 0o700) != 0 && errno != EEXIST {
+                throw posixError("create folder \(folder.path)")
+            }
+        }
+        try checkTrusted(folder, folder: true)
+    }
+
+    /// Refuses a link, something of the wrong type, another user's, or one the group or others may write.
+    static func checkTrusted(_ url: URL, folder: Bool) throws {
+        var info = stat()
+        guard lstat(url.path, &info) == 0 else { throw posixError("inspect \(url.path)") }
+        let type = info.st_mode & S_IFMT
+        if type == S_IFLNK { throw refusal(.symbolicLink(url)) }
+        guard type == (folder ? S_IFDIR : S_IFREG) else { throw refusal(.notARegularFile(url)) }
+        guard info.st_uid == geteuid() else { throw refusal(.ownedByAnotherUser(url, owner: Int(info.st_uid))) }
+        let permissions = Int(info.st_mode & 0o7777)
+        if permissions & 0o022 != 0 { throw refusal(.writableByOthers(url, mode: permissions)) }
+    }
+
+    private static func names(in folder: URL) throws -> [String] {
+        do {
+            return try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
+        } catch {
+            throw ConnectionError(.fileSystem(underlying: error))
+        }
+    }
+
+    /// Whether `name` may name a body file: a bare name the queue itself makes, never a path.
+    static func isBodyFileName(_ name: String) -> Bool {
+        guard name.hasSuffix(".body"), name.utf8.count <= 64 else { return false }
+        let stem = name.dropLast(".body".count)
+        return !stem.isEmpty
+            && stem.unicodeScalars.allSatisfy {
+                ("0"..."9").contains($0) || ("A"..."F").contains($0) || ("a"..."f").contains($0) || $0 == "-"
+            }
+    }
+
+    /// Reads a regular file without following a link.
+    static func readRegularFile(_ url: URL) throws -> Data {
+        let descriptor = open(url.path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        guard descriptor >= 0 else {
+            if errno == ELOOP { throw refusal(.symbolicLink(url)) }
+            throw posixError("open \(url.path)")
+        }
+        defer { close(descriptor) }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else { throw posixError("stat \(url.path)") }
+        guard info.st_mode & S_IFMT == S_IFREG else { throw refusal(.notARegularFile(url)) }
+        var data = Data()
+        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw posixError("read \(url.path)")
+            }
+            if count == 0 { return data }
+            data.append(contentsOf: buffer[0..<count])
+        }
+    }
+
+    // MARK: - Decoding (every number range-checked)
+
+    /// Decodes and checks an operation stored as JSON; `sequence`, when given, is the journal record's and
+    /// replaces the JSON's. Throws for anything out of range: a sequence of 0 or from ``sequenceLimit`` on,
+    /// negative or huge attempt counts or body lengths, a body length that does not match, a body file name
+    /// that is not a bare name.
+    static func decodeEntry(_ data: Data, sequence: UInt64? = nil) throws -> QueuedOperation {
+        var operation = try decoder.decode(QueuedOperation.self, from: data)
+        if let sequence { operation.sequence = sequence }
+        try check(operation)
+        return operation
+    }
+
+    /// Decodes and checks a dead letter stored as JSON.
+    static func decodeDeadLetter(_ data: Data) throws -> DeadLetter {
+        let letter = try decoder.decode(DeadLetter.self, from: data)
+        try check(letter.operation)
+        if let status = letter.statusCode, !(100...999).contains(status) {
+            throw OfflineStoreFailure(message: "status \(status) is out of range")
+        }
+        return letter
+    }
+
+    private static func check(_ operation: QueuedOperation) throws {
+        func fail(_ message: String) -> OfflineStoreFailure { OfflineStoreFailure(message: message) }
+        guard operation.sequence > 0, operation.sequence < sequenceLimit else {
+            throw fail("sequence \(operation.sequence) is out of range")
+        }
+        guard (0...attemptsLimit).contains(operation.attempts) else {
+            throw fail("attempt count \(operation.attempts) is out of range")
+        }
+        guard operation.bodyLength >= 0, operation.bodyLength <= JournalRecord.maximumPayloadSize * 8 else {
+            throw fail("body length \(operation.bodyLength) is out of range")
+        }
+        guard !operation.typeName.isEmpty, !operation.method.isEmpty else { throw fail("it names no class or method") }
+        if let inline = operation.inlineBody {
+            guard operation.bodyFileName == nil, inline.count == operation.bodyLength else {
+                throw fail("its body length \(operation.bodyLength) does not match its body")
+            }
+        } else if let name = operation.bodyFileName {
+            guard isBodyFileName(name) else { throw fail("its body file name is not a bare name in bodies/") }
+        } else if operation.bodyLength != 0 {
+            throw fail("it has a body length \(operation.bodyLength) but no body")
+        }
+    }
+
+    private static var decoder: JSONDecoder {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601
-        var pending: [QueuedOperation] = []
-        for file in entries(in: pendingFolder) {
-            do {
-                let operation = try decoder.decode(QueuedOperation.self, from: Data(contentsOf: file))
-                if let bodyFileName = operation.bodyFileName,
-                    !FileManager.default.fileExists(atPath: bodiesFolder.appendingPathComponent(bodyFileName).path)
-                {
-                    throw OfflineStoreFailure(message: "its body file \(bodyFileName) is missing")
-                }
-                pending.append(operation)
-            } catch {
-                moveAside(file, reason: error, log: log)
-            }
-        }
-        var dead: [DeadLetter] = []
-        for file in entries(in: deadFolder) {
-            do {
-                dead.append(try decoder.decode(DeadLetter.self, from: Data(contentsOf: file)))
-            } catch {
-                moveAside(file, reason: error, log: log)
-            }
-        }
-        // A crash between writing a dead letter and removing its pending entry leaves both: finish the move.
-        let deadIDs = Set(dead.map(\.operation.id))
-        for operation in pending where deadIDs.contains(operation.id) {
-            try? removeFile(pendingFile(operation))
-        }
-        pending.removeAll { deadIDs.contains($0.id) }
-        removeOrphanBodies(referenced: Set((pending + dead.map(\.operation)).compactMap(\.bodyFileName)))
-        return (
-            pending.sorted { $0.sequence < $1.sequence }, dead.sorted { $0.operation.sequence < $1.operation.sequence }
-        )
+        return decoder
     }
 
-    private func entries(in folder: URL) -> [URL] {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
-        return names.filter { $0.hasSuffix(".json") && !$0.hasPrefix(".") }.sorted().map {
-            folder.appendingPathComponent($0)
-        }
-    }
-
-    private func moveAside(_ file: URL, reason: any Error, log: (String) -> Void) {
-        let target = corruptFolder.appendingPathComponent("\(file.lastPathComponent).\(UUID().uuidString)")
-        let moved = rename(file.path, target.path) == 0
-        try? syncFolder(file.deletingLastPathComponent())
-        try? syncFolder(corruptFolder)
-        log(
-            "corrupt queue entry \(file.lastPathComponent) "
-                + (moved ? "moved aside to \(target.path)" : "could not be moved aside")
-                + " (\(reason)); the rest of the queue goes on")
-    }
-
-    private func removeTemporaryFiles() {
-        for folder in [pendingFolder, bodiesFolder, deadFolder] {
-            let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
-            for name in names where name.hasSuffix(".tmp") {
-                unlink(folder.appendingPathComponent(name).path)
-            }
-        }
-    }
-
-    private func removeOrphanBodies(referenced: Set<String>) {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: bodiesFolder.path)) ?? []
-        for name in names where !referenced.contains(name) {
-            // A body written by an enqueue that never returned: nobody was told it is queued.
-            unlink(bodiesFolder.appendingPathComponent(name).path)
-        }
-    }
-
-    // MARK: - Writing
-
-    /// The name of operation `sequence`'s files, sorting in sequence order.
-    static func baseName(sequence: UInt64) -> String {
-        let digits = String(sequence)
-        return String(repeating: "0", count: max(0, 20 - digits.count)) + digits
-    }
-
-    func writeBody(_ body: Data, sequence: UInt64) throws -> String {
-        let name = Self.baseName(sequence: sequence) + ".body"
-        try writeAtomically(body, to: bodiesFolder.appendingPathComponent(name))
-        return name
-    }
-
-    func writePending(_ operation: QueuedOperation) throws {
-        try writeAtomically(encode(operation), to: pendingFile(operation))
-    }
-
-    /// Writes the dead letter, then removes the pending entry: a crash in between leaves both, and loading
-    /// then finishes the move; never neither.
-    func moveToDead(_ letter: DeadLetter) throws {
-        try writeAtomically(encode(letter), to: deadFile(letter.operation))
-        try removeFile(pendingFile(letter.operation))
-    }
-
-    /// Forgets a delivered (or removed) pending operation and its body.
-    func removePending(_ operation: QueuedOperation) throws {
-        try removeFile(pendingFile(operation))
-        try removeBody(of: operation)
-    }
-
-    func removeDead(_ operation: QueuedOperation) throws {
-        try removeFile(deadFile(operation))
-        try removeBody(of: operation)
-    }
-
-    func readBody(of operation: QueuedOperation) throws -> Data? {
-        if let inline = operation.inlineBody { return inline }
-        guard let name = operation.bodyFileName else { return nil }
-        return try Data(contentsOf: bodiesFolder.appendingPathComponent(name))
-    }
-
-    private func removeBody(of operation: QueuedOperation) throws {
-        guard let name = operation.bodyFileName else { return }
-        try removeFile(bodiesFolder.appendingPathComponent(name))
-    }
-
-    private func pendingFile(_ operation: QueuedOperation) -> URL {
-        pendingFolder.appendingPathComponent(Self.baseName(sequence: operation.sequence) + ".json")
-    }
-
-    private func deadFile(_ operation: QueuedOperation) -> URL {
-        deadFolder.appendingPathComponent(Self.baseName(sequence: operation.sequence) + ".json")
-    }
-
-    private func encode(_ value: some Encodable) throws -> Data {
+    static func encode(_ value: some Encodable) throws -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         encoder.dateEncodingStrategy = .iso8601
@@ -203,16 +222,263 @@ final class OfflineStore: Sendable {
         }
     }
 
-    private func removeFile(_ file: URL) throws {
-        guard unlink(file.path) == 0 || errno == ENOENT else { throw Self.posixError("unlink \(file.path)") }
-        try syncFolder(file.deletingLastPathComponent())
+    // MARK: - Loading
+
+    /// What an earlier process left: the pending operations and dead letters in sequence order, and the
+    /// journal, open for appending.
+    struct Loaded {
+        var pending: [QueuedOperation]
+        var dead: [DeadLetter]
+        var journal: OfflineJournal
     }
 
-    /// Temporary file (0600, same folder) → write → fsync → rename → fsync of the folder.
-    private func writeAtomically(_ data: Data, to target: URL) throws {
-        let folder = target.deletingLastPathComponent()
-        let temporary = folder.appendingPathComponent(".\(target.lastPathComponent).\(UUID().uuidString).tmp")
-        let descriptor = open(temporary.path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o600)
+    /// Reads the journal (and version 1 `pending/` files), the dead letters and the body files. Leftover
+    /// temporary files and orphan body files are deleted; what cannot be read is moved to `corrupt/` and
+    /// logged; a record cut short by a crash is dropped. When the journal holds anything but live entries
+    /// worth keeping, it is rewritten into a fresh segment (and version 1 files are removed).
+    func load(log: (String) -> Void) throws -> Loaded {
+        removeTemporaryFiles()
+        var entries: [UInt64: QueuedOperation] = [:]
+        var entrySegment: [UInt64: UInt64] = [:]
+        var highest: UInt64 = 0
+        var rewrite = false
+        var resolvedSequences = Set<UInt64>()
+        var segments: [(number: UInt64, url: URL, size: Int)] = []
+        for name in try Self.names(in: journalFolder) {
+            guard name.hasSuffix(".log"), name.count == 24, let number = UInt64(name.prefix(20)),
+                number > 0, number < Self.sequenceLimit
+            else { continue }
+            let url = journalFolder.appendingPathComponent(name)
+            let data = try Self.readRegularFile(url)
+            segments.append((number, url, data.count))
+            let scan = JournalRecord.scan(data)
+            for range in scan.damaged {
+                rewrite = true
+                let aside = setAside(data.subdata(in: range), named: "\(name).\(range.lowerBound)")
+                log(
+                    "corrupt queue entry in \(name) at byte \(range.lowerBound) "
+                        + (aside.map { "moved aside to \($0.path)" } ?? "could not be moved aside")
+                        + " (damaged bytes); the rest of the queue goes on")
+            }
+            if let tail = scan.tail {
+                rewrite = true
+                log(
+                    "dropped \(tail.count) bytes at the end of \(name): a write cut short by a crash, never acknowledged"
+                )
+            }
+            for (record, range) in scan.records {
+                switch record {
+                case .entry(let sequence, let json):
+                    do {
+                        let operation = try Self.decodeEntry(json, sequence: sequence)
+                        entries[sequence] = operation
+                        entrySegment[sequence] = number
+                        highest = max(highest, sequence)
+                    } catch {
+                        rewrite = true
+                        let aside = setAside(json, named: "\(name).\(range.lowerBound).json")
+                        log(
+                            "corrupt queue entry in \(name) at byte \(range.lowerBound) "
+                                + (aside.map { "moved aside to \($0.path)" } ?? "could not be moved aside")
+                                + " (\(error)); the rest of the queue goes on")
+                    }
+                case .attempts(let sequence, let attempts):
+                    if var operation = entries[sequence], attempts <= Self.attemptsLimit {
+                        operation.attempts = max(operation.attempts, attempts)
+                        entries[sequence] = operation
+                    }
+                case .resolved(let sequences):
+                    for sequence in sequences {
+                        resolvedSequences.insert(sequence)
+                        entries[sequence] = nil
+                        entrySegment[sequence] = nil
+                        if sequence < Self.sequenceLimit { highest = max(highest, sequence) }
+                    }
+                }
+            }
+        }
+        // Version 1's one file per operation: moved into the journal.
+        var legacyFiles: [URL] = []
+        for file in entryFiles(in: pendingFolder) {
+            legacyFiles.append(file)
+            rewrite = true
+            do {
+                let operation = try Self.decodeEntry(Self.readRegularFile(file))
+                highest = max(highest, operation.sequence)
+                if entries[operation.sequence] == nil, !resolvedSequences.contains(operation.sequence) {
+                    entries[operation.sequence] = operation
+                }
+            } catch {
+                legacyFiles.removeLast()
+                moveAside(file, reason: error, log: log)
+            }
+        }
+        var dead: [DeadLetter] = []
+        for file in entryFiles(in: deadFolder) {
+            do {
+                let letter = try Self.decodeDeadLetter(Self.readRegularFile(file))
+                highest = max(highest, letter.operation.sequence)
+                dead.append(letter)
+            } catch {
+                moveAside(file, reason: error, log: log)
+            }
+        }
+        // A crash between writing a dead letter and resolving its entry leaves both: finish the move.
+        let deadIDs = Set(dead.map(\.operation.id))
+        for (sequence, operation) in entries where deadIDs.contains(operation.id) {
+            entries[sequence] = nil
+            rewrite = true
+        }
+        for (sequence, operation) in entries {
+            guard let name = operation.bodyFileName else { continue }
+            let file = bodiesFolder.appendingPathComponent(name)
+            var info = stat()
+            guard lstat(file.path, &info) != 0 || info.st_mode & S_IFMT != S_IFREG else { continue }
+            entries[sequence] = nil
+            rewrite = true
+            let aside = (try? Self.encode(operation)).flatMap {
+                setAside($0, named: "\(Self.baseName(sequence: sequence)).json")
+            }
+            log(
+                "corrupt queue entry \(Self.baseName(sequence: sequence)) "
+                    + (aside.map { "moved aside to \($0.path)" } ?? "could not be moved aside")
+                    + " (its body file \(name) is missing); the rest of the queue goes on")
+        }
+        let pending = entries.values.sorted { $0.sequence < $1.sequence }
+        removeOrphanBodies(referenced: Set((pending + dead.map(\.operation)).compactMap(\.bodyFileName)))
+
+        let liveBytes = pending.reduce(0) { $0 + $1.bodyLength }
+        let segmentBytes = segments.reduce(0) { $0 + $1.size }
+        let next = highest + 1
+        // Rewritten when damaged, migrated, split into several segments, or mostly resolved records.
+        let mostlyResolved = segmentBytes > 1024 * 1024 && segmentBytes > 4 * (liveBytes + 512 * pending.count)
+        if !rewrite, !mostlyResolved, segments.count == 1 {
+            let active = segments[0].number
+            var live: [UInt64: (segment: UInt64, bytes: Int)] = [:]
+            for operation in pending {
+                live[operation.sequence] = (entrySegment[operation.sequence] ?? active, operation.bodyLength)
+            }
+            let journal = try OfflineJournal(
+                folder: journalFolder, bodiesFolder: bodiesFolder, segment: active, live: live, nextSequence: next)
+            return Loaded(pending: pending, dead: dead, journal: journal)
+        }
+        let fresh = (segments.last?.number ?? 0) + 1
+        try writeSegment(fresh, with: pending)
+        for segment in segments { unlink(segment.url.path) }
+        for file in legacyFiles { unlink(file.path) }
+        try Self.syncFolder(journalFolder)
+        if !legacyFiles.isEmpty { try Self.syncFolder(pendingFolder) }
+        var live: [UInt64: (segment: UInt64, bytes: Int)] = [:]
+        for operation in pending { live[operation.sequence] = (fresh, operation.bodyLength) }
+        let journal = try OfflineJournal(
+            folder: journalFolder, bodiesFolder: bodiesFolder, segment: fresh, live: live, nextSequence: next)
+        return Loaded(pending: pending, dead: dead, journal: journal)
+    }
+
+    /// Writes `operations` as the first records of a new segment and makes it durable.
+    private func writeSegment(_ segment: UInt64, with operations: [QueuedOperation]) throws {
+        var bytes = Data()
+        for operation in operations {
+            bytes.append(JournalRecord.entry(sequence: operation.sequence, json: try Self.encode(operation)).framed)
+        }
+        let temporary = journalFolder.appendingPathComponent(".\(UUID().uuidString).tmp")
+        try writeAtomically(bytes, to: OfflineJournal.segmentURL(segment, in: journalFolder), temporary: temporary)
+    }
+
+    private func entryFiles(in folder: URL) -> [URL] {
+        let names = (try? Self.names(in: folder)) ?? []
+        return names.filter { $0.hasSuffix(".json") && !$0.hasPrefix(".") }.map { folder.appendingPathComponent($0) }
+    }
+
+    /// Writes `data` to a new file in `corrupt/`; returns it, or `nil` when that failed.
+    private func setAside(_ data: Data, named name: String) -> URL? {
+        let target = corruptFolder.appendingPathComponent("\(name).\(UUID().uuidString)")
+        let temporary = corruptFolder.appendingPathComponent(".\(UUID().uuidString).tmp")
+        return (try? writeAtomically(data, to: target, temporary: temporary)) == nil ? nil : target
+    }
+
+    private func moveAside(_ file: URL, reason: any Error, log: (String) -> Void) {
+        let target = corruptFolder.appendingPathComponent("\(file.lastPathComponent).\(UUID().uuidString)")
+        let moved = rename(file.path, target.path) == 0
+        try? Self.syncFolder(file.deletingLastPathComponent())
+        try? Self.syncFolder(corruptFolder)
+        log(
+            "corrupt queue entry \(file.lastPathComponent) "
+                + (moved ? "moved aside to \(target.path)" : "could not be moved aside")
+                + " (\(reason)); the rest of the queue goes on")
+    }
+
+    private func removeTemporaryFiles() {
+        for folder in [pendingFolder, bodiesFolder, deadFolder, journalFolder, corruptFolder] {
+            for name in (try? Self.names(in: folder)) ?? [] where name.hasPrefix(".") && name.hasSuffix(".tmp") {
+                unlink(folder.appendingPathComponent(name).path)
+            }
+        }
+    }
+
+    private func removeOrphanBodies(referenced: Set<String>) {
+        for name in (try? Self.names(in: bodiesFolder)) ?? [] where !referenced.contains(name) {
+            // A body written by an enqueue that never returned: nobody was told it is queued.
+            unlink(bodiesFolder.appendingPathComponent(name).path)
+        }
+    }
+
+    // MARK: - Bodies and dead letters
+
+    /// The name of operation `sequence`'s files, sorting in sequence order.
+    static func baseName(sequence: UInt64) -> String {
+        let digits = String(sequence)
+        return String(repeating: "0", count: max(0, 20 - digits.count)) + digits
+    }
+
+    /// Writes a large body to `bodies/<id>.body`, durably (the folder is synced with the entry's commit).
+    func writeBody(_ body: Data, id: UUID) throws -> String {
+        let name = id.uuidString + ".body"
+        let temporary = bodiesFolder.appendingPathComponent(".\(name).\(UUID().uuidString).tmp")
+        try writeAtomically(
+            body, to: bodiesFolder.appendingPathComponent(name), temporary: temporary, syncFolder: false)
+        return name
+    }
+
+    func removeBody(named name: String?) {
+        guard let name, Self.isBodyFileName(name) else { return }
+        unlink(bodiesFolder.appendingPathComponent(name).path)
+    }
+
+    func readBody(of operation: QueuedOperation) throws -> Data? {
+        if let inline = operation.inlineBody { return inline }
+        guard let name = operation.bodyFileName else { return nil }
+        guard Self.isBodyFileName(name) else {
+            throw OfflineStoreFailure(message: "the body file name of \(operation.id) is not a bare name")
+        }
+        return try Self.readRegularFile(bodiesFolder.appendingPathComponent(name))
+    }
+
+    /// Writes the dead letter (durably). The caller then resolves its journal entry: a crash in between
+    /// leaves both, and loading finishes the move; never neither.
+    func writeDead(_ letter: DeadLetter) throws {
+        let target = deadFile(letter.operation)
+        let temporary = deadFolder.appendingPathComponent(".\(target.lastPathComponent).\(UUID().uuidString).tmp")
+        try writeAtomically(Self.encode(letter), to: target, temporary: temporary)
+    }
+
+    func removeDead(_ operation: QueuedOperation) throws {
+        let file = deadFile(operation)
+        guard unlink(file.path) == 0 || errno == ENOENT else { throw Self.posixError("unlink \(file.path)") }
+        try Self.syncFolder(deadFolder)
+        removeBody(named: operation.bodyFileName)
+    }
+
+    private func deadFile(_ operation: QueuedOperation) -> URL {
+        deadFolder.appendingPathComponent(Self.baseName(sequence: operation.sequence) + ".json")
+    }
+
+    // MARK: - Writing
+
+    /// Temporary file (0600, same folder) → write → fsync → rename → fsync of the folder (unless the caller
+    /// syncs the folder itself).
+    private func writeAtomically(_ data: Data, to target: URL, temporary: URL, syncFolder: Bool = true) throws {
+        let descriptor = open(temporary.path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard descriptor >= 0 else { throw Self.posixError("create \(temporary.path)") }
         var closed = false
         defer {
@@ -221,17 +487,7 @@ final class OfflineStore: Sendable {
         do {
             // The mode given to open() is narrowed by the umask only; make it exactly 0600 regardless.
             guard fchmod(descriptor, 0o600) == 0 else { throw Self.posixError("chmod \(temporary.path)") }
-            try data.withUnsafeBytes { buffer in
-                var offset = 0
-                while offset < buffer.count {
-                    let written = write(descriptor, buffer.baseAddress.map { $0 + offset }, buffer.count - offset)
-                    if written < 0 {
-                        if errno == EINTR { continue }
-                        throw Self.posixError("write \(temporary.path)")
-                    }
-                    offset += written
-                }
-            }
+            try OfflineJournal.write(data, to: descriptor, at: 0)
             guard fsync(descriptor) == 0 else { throw Self.posixError("fsync \(temporary.path)") }
             closed = true
             guard close(descriptor) == 0 else { throw Self.posixError("close \(temporary.path)") }
@@ -240,23 +496,17 @@ final class OfflineStore: Sendable {
             unlink(temporary.path)
             throw error
         }
-        try syncFolder(folder)
+        if syncFolder { try Self.syncFolder(target.deletingLastPathComponent()) }
     }
 
-    private func syncFolder(_ folder: URL) throws {
-        let descriptor = open(folder.path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw Self.posixError("open \(folder.path)") }
+    static func syncFolder(_ folder: URL) throws {
+        let descriptor = open(folder.path, O_RDONLY | O_CLOEXEC | O_DIRECTORY | O_NOFOLLOW)
+        guard descriptor >= 0 else { throw posixError("open \(folder.path)") }
         defer { close(descriptor) }
-        guard fsync(descriptor) == 0 else { throw Self.posixError("fsync \(folder.path)") }
+        guard fsync(descriptor) == 0 else { throw posixError("fsync \(folder.path)") }
     }
 
-    private static func makeFolder(_ folder: URL) throws {
-        if mkdir(folder.path, 0o700) != 0 && errno != EEXIST {
-            throw posixError("create folder \(folder.path)")
-        }
-    }
-
-    private static func posixError(_ operation: String) -> ConnectionError {
+    static func posixError(_ operation: String) -> ConnectionError {
         let code = errno
         let message = String(cString: strerror(code))
         return ConnectionError(

@@ -29,11 +29,12 @@ public struct QueuedOperation: Sendable, Hashable, Identifiable, Codable {
     public var idempotencyKey: String
     /// When ``OfflineQueue/enqueue(_:)`` accepted it.
     public var enqueuedAt: Date
-    /// Attempts made so far (counted before each attempt is sent, so a crash mid-attempt still counts it).
+    /// Attempts made so far (recorded before each attempt is sent, so a process killed mid-attempt still
+    /// counts it; a power cut may lose the count of attempts made since the last sync).
     public var attempts: Int
     /// The body's size in bytes; 0 when there is none.
     public var bodyLength: Int
-    /// The body, when small enough to be kept in the operation's own file.
+    /// The body, when small enough to be kept in the operation's own journal record.
     var inlineBody: Data? = nil
     /// The body file's name in the queue's `bodies` folder, for large bodies.
     var bodyFileName: String? = nil

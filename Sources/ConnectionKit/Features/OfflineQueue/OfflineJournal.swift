@@ -1,0 +1,345 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// The append-only journal of an ``OfflineQueue``: `journal/<number>.log` segments of ``JournalRecord``s.
+///
+/// **Group commit.** ``commit(_:)`` appends an enqueue's entry to the open batch. The first caller that
+/// finds no sync under way becomes the leader: it takes the whole batch, writes it with one `pwrite`, makes
+/// it durable with one `fdatasync` and wakes every caller of the batch. Callers that arrive meanwhile form
+/// the next batch, whose first member leads it once the sync ends: under load, one sync acknowledges many
+/// writes, and an acknowledgement still means the entry is on the disk.
+///
+/// **Marks.** Attempt counts and resolved (delivered, dead-lettered, removed) marks are written at once
+/// (so they survive the process being killed) but not synced on their own: the next group commit, a
+/// rotation or ``close()`` makes them durable. A mark lost to a power cut only causes a re-send, with the
+/// same `Idempotency-Key`.
+///
+/// **Segments.** Records go to the newest segment. Past ``segmentLimit`` bytes, the next commit starts a new
+/// segment; a segment whose entries are all resolved is deleted.
+final class OfflineJournal: @unchecked Sendable {
+    // Safe: every mutable member is in `state`, only touched while `condition` is locked.
+
+    /// An enqueue's entry waiting to join a batch.
+    struct Staged {
+        var operation: QueuedOperation
+        /// The operation as JSON (its `sequence` is carried by the record instead).
+        var json: Data
+    }
+
+    private struct Batch {
+        var identifier: UInt64
+        var operations: [QueuedOperation] = []
+        var bytes = Data()
+        var syncsBodies = false
+    }
+
+    private struct State {
+        var descriptor: Int32
+        var segment: UInt64
+        var size: Int
+        /// Unresolved entries per segment.
+        var liveBySegment: [UInt64: Int] = [:]
+        /// Each unresolved entry's segment and body length.
+        var live: [UInt64: (segment: UInt64, bytes: Int)] = [:]
+        var liveBytes = 0
+        var nextSequence: UInt64
+        var open: Batch
+        var committed: UInt64 = 0
+        var isSyncing = false
+        /// The entries of the batch being synced: (count, body bytes), counted against the limits too.
+        var syncing = (count: 0, bytes: 0)
+        /// A failed batch's error, and how many of its callers have not read it yet.
+        var failures: [UInt64: (error: ConnectionError, unread: Int)] = [:]
+        var isClosed = false
+        /// Set when a failed batch could not be undone on disk: nothing more is appended.
+        var broken: ConnectionError?
+        /// Batches written and synced so far, for tests and figures.
+        var syncedBatches = 0
+    }
+
+    let folder: URL
+    let bodiesFolder: URL
+    /// A segment past this size is followed by a new one at the next commit.
+    let segmentLimit: Int
+    private let condition = NSCondition()
+    private var state: State
+
+    /// Opens the journal in `folder` for appending to segment `segment` (created when `size` is 0) whose
+    /// live entries, and those of older segments, are `live`.
+    init(
+        folder: URL, bodiesFolder: URL, segment: UInt64, live: [UInt64: (segment: UInt64, bytes: Int)],
+        nextSequence: UInt64, segmentLimit: Int = 4 * 1024 * 1024
+    ) throws {
+        self.folder = folder
+        self.bodiesFolder = bodiesFolder
+        self.segmentLimit = segmentLimit
+        let (descriptor, size) = try Self.openSegment(segment, in: folder)
+        state = State(
+            descriptor: descriptor, segment: segment, size: size, nextSequence: nextSequence, open: Batch(identifier: 1)
+        )
+        for (sequence, entry) in live {
+            state.live[sequence] = entry
+            state.liveBySegment[entry.segment, default: 0] += 1
+            state.liveBytes += entry.bytes
+        }
+    }
+
+    deinit {
+        if state.descriptor >= 0 { closeDescriptor(state.descriptor) }
+    }
+
+    // MARK: - Group commit
+
+    /// Assigns the next sequence numbers to `staged`, in order, and returns once they are durably in the
+    /// journal, with their sequence numbers set. `admit` runs under the journal's lock with the number and
+    /// bytes of live entries (committed or waiting) and may throw to refuse the enqueue (back-pressure).
+    func commit(
+        _ staged: Staged, hasBodyFile: Bool, admit: (_ liveCount: Int, _ liveBytes: Int) throws -> Void,
+        committed: ([QueuedOperation]) -> Void
+    ) throws -> QueuedOperation {
+        condition.lock()
+        defer { condition.unlock() }
+        if let error = state.broken ?? (state.isClosed ? Self.closedError : nil) { throw error }
+        try admit(
+            state.live.count + state.syncing.count + state.open.operations.count,
+            state.liveBytes + state.syncing.bytes + state.open.operations.reduce(0) { $0 + $1.bodyLength })
+        guard state.nextSequence < OfflineStore.sequenceLimit else {
+            throw ConnectionError(
+                .fileSystem(underlying: OfflineStoreFailure(message: "the queue's sequence numbers are used up")))
+        }
+        var operation = staged.operation
+        operation.sequence = state.nextSequence
+        state.nextSequence += 1
+        state.open.operations.append(operation)
+        state.open.bytes.append(JournalRecord.entry(sequence: operation.sequence, json: staged.json).framed)
+        state.open.syncsBodies = state.open.syncsBodies || hasBodyFile
+        let mine = state.open.identifier
+        while state.committed < mine {
+            if state.isSyncing {
+                condition.wait()
+                continue
+            }
+            lead(committed: committed)
+        }
+        if let failure = state.failures[mine] {
+            state.failures[mine] = failure.unread > 1 ? (failure.error, failure.unread - 1) : nil
+            throw failure.error
+        }
+        return operation
+    }
+
+    /// Writes and syncs the open batch; called with the lock held, returns with it held.
+    private func lead(committed: ([QueuedOperation]) -> Void) {
+        var batch = state.open
+        state.open = Batch(identifier: batch.identifier + 1)
+        state.isSyncing = true
+        state.syncing = (batch.operations.count, batch.operations.reduce(0) { $0 + $1.bodyLength })
+        let isClosed = state.isClosed
+        let rotate = !isClosed && state.size >= segmentLimit
+        let descriptor = state.descriptor
+        let offset = state.size
+        if !rotate, !isClosed { state.size += batch.bytes.count }
+        condition.unlock()
+
+        var failure: ConnectionError?
+        if isClosed {
+            failure = Self.closedError
+        } else {
+            do {
+                if rotate {
+                    try self.rotate(writing: batch.bytes)
+                } else {
+                    try Self.write(batch.bytes, to: descriptor, at: offset)
+                    if batch.syncsBodies { try OfflineStore.syncFolder(bodiesFolder) }
+                    try Self.sync(descriptor)
+                }
+            } catch {
+                failure = error as? ConnectionError ?? ConnectionError(.fileSystem(underlying: error))
+            }
+        }
+
+        condition.lock()
+        if let failure {
+            // Blank out what may have reached the file, so that the failed entries are never loaded. (A failed
+            // rotation removed its new segment itself.)
+            if !rotate, !isClosed, (try? Self.write(Data(count: batch.bytes.count), to: descriptor, at: offset)) == nil
+            {
+                state.broken = failure
+            }
+            state.failures[batch.identifier] = (failure, batch.operations.count)
+        } else {
+            for operation in batch.operations {
+                state.live[operation.sequence] = (state.segment, operation.bodyLength)
+                state.liveBySegment[state.segment, default: 0] += 1
+                state.liveBytes += operation.bodyLength
+            }
+            state.syncedBatches += 1
+            committed(batch.operations)
+        }
+        batch.bytes = Data()
+        state.committed = batch.identifier
+        state.isSyncing = false
+        state.syncing = (0, 0)
+        condition.broadcast()
+    }
+
+    /// Starts the next segment with `bytes` as its first records: created, written, synced, and the folder
+    /// synced, before the old segment is let go. Runs outside the lock, as the leader.
+    private func rotate(writing bytes: Data) throws {
+        // Only the leader changes the segment, and this is the leader.
+        condition.lock()
+        let segment = state.segment + 1
+        condition.unlock()
+        let (descriptor, size) = try Self.openSegment(segment, in: folder)
+        do {
+            try Self.write(bytes, to: descriptor, at: size)
+            try OfflineStore.syncFolder(bodiesFolder)
+            try Self.sync(descriptor)
+            try OfflineStore.syncFolder(folder)
+        } catch {
+            closeDescriptor(descriptor)
+            unlink(Self.segmentURL(segment, in: folder).path)
+            throw error
+        }
+        condition.lock()
+        let old = (state.descriptor, state.segment)
+        state.descriptor = descriptor
+        state.segment = segment
+        state.size = size + bytes.count
+        let emptied = state.liveBySegment[old.1, default: 0] == 0
+        condition.unlock()
+        // Marks written to the old segment after its last sync become durable with it.
+        _ = Self.syncDescriptor(old.0)
+        closeDescriptor(old.0)
+        if emptied { unlink(Self.segmentURL(old.1, in: folder).path) }
+    }
+
+    // MARK: - Marks
+
+    /// Records that `sequence` is about to be attempted for the `attempts`th time. Not synced.
+    func recordAttempt(_ sequence: UInt64, attempts: Int) throws {
+        try appendMark(.attempts(sequence: sequence, attempts: attempts), resolving: [], sync: false)
+    }
+
+    /// Records that `sequences` are resolved (delivered, dead-lettered or removed) and forgets them; deletes
+    /// a segment left with no live entry. With `sync`, durable when this returns; otherwise at the next
+    /// commit.
+    func resolve(_ sequences: [UInt64], sync: Bool) throws {
+        try appendMark(.resolved(sequences), resolving: sequences, sync: sync)
+    }
+
+    private func appendMark(_ record: JournalRecord, resolving: [UInt64], sync: Bool) throws {
+        let bytes = record.framed
+        condition.lock()
+        defer { condition.unlock() }
+        if let error = state.broken ?? (state.isClosed ? Self.closedError : nil) { throw error }
+        let offset = state.size
+        state.size += bytes.count
+        do {
+            try Self.write(bytes, to: state.descriptor, at: offset)
+        } catch {
+            _ = try? Self.write(Data(count: bytes.count), to: state.descriptor, at: offset)
+            throw error
+        }
+        var emptied: [UInt64] = []
+        for sequence in resolving {
+            guard let entry = state.live.removeValue(forKey: sequence) else { continue }
+            state.liveBytes -= entry.bytes
+            state.liveBySegment[entry.segment, default: 1] -= 1
+            if state.liveBySegment[entry.segment] == 0, entry.segment != state.segment {
+                state.liveBySegment[entry.segment] = nil
+                emptied.append(entry.segment)
+            }
+        }
+        if sync { try Self.sync(state.descriptor) }
+        for segment in emptied {
+            // The resolved marks are written: losing them to a power cut re-sends, never loses.
+            unlink(Self.segmentURL(segment, in: folder).path)
+        }
+    }
+
+    /// How many group commits were synced since the journal was opened (each acknowledging one or more
+    /// enqueues).
+    var syncedBatches: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return state.syncedBatches
+    }
+
+    /// Makes every mark durable and stops appending; ``commit(_:hasBodyFile:admit:committed:)`` throws from
+    /// now on. Waits for a commit under way. Idempotent.
+    func close() {
+        condition.lock()
+        state.isClosed = true
+        while state.isSyncing { condition.wait() }
+        if state.descriptor >= 0 {
+            _ = Self.syncDescriptor(state.descriptor)
+            closeDescriptor(state.descriptor)
+            state.descriptor = -1
+        }
+        condition.unlock()
+    }
+
+    // MARK: - Files
+
+    static let closedError = ConnectionError(
+        .fileSystem(underlying: OfflineStoreFailure(message: "the offline queue is closed")))
+
+    static func segmentURL(_ segment: UInt64, in folder: URL) -> URL {
+        folder.appendingPathComponent(OfflineStore.baseName(sequence: segment) + ".log")
+    }
+
+    /// Opens (creating, 0600, without following a link) segment `segment`; returns it and its size.
+    static func openSegment(_ segment: UInt64, in folder: URL) throws -> (Int32, Int) {
+        let path = segmentURL(segment, in: folder).path
+        let descriptor = open(path, O_CREAT | O_RDWR | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        guard descriptor >= 0 else { throw OfflineStore.posixError("open \(path)") }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0, fchmod(descriptor, 0o600) == 0 else {
+            let error = OfflineStore.posixError("stat \(path)")
+            closeDescriptor(descriptor)
+            throw error
+        }
+        return (descriptor, Int(info.st_size))
+    }
+
+    static func write(_ data: Data, to descriptor: Int32, at offset: Int) throws {
+        try data.withUnsafeBytes { buffer in
+            var done = 0
+            while done < buffer.count {
+                let written = pwrite(
+                    descriptor, buffer.baseAddress.map { $0 + done }, buffer.count - done, off_t(offset + done))
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    throw OfflineStore.posixError("write to the journal")
+                }
+                done += written
+            }
+        }
+    }
+
+    /// The durable sync of a file's data: `fdatasync` where there is one, `fsync` elsewhere.
+    static func sync(_ descriptor: Int32) throws {
+        guard syncDescriptor(descriptor) else { throw OfflineStore.posixError("sync the journal") }
+    }
+
+    private static func syncDescriptor(_ descriptor: Int32) -> Bool {
+        #if canImport(Glibc) || canImport(Musl)
+            return fdatasync(descriptor) == 0
+        #else
+            return fsync(descriptor) == 0
+        #endif
+    }
+}
+
+/// `close(2)`, reachable from inside the journal, whose own `close()` hides it.
+private func closeDescriptor(_ descriptor: Int32) {
+    close(descriptor)
+}

@@ -1,0 +1,105 @@
+import ConnectionKit
+import ConnectionKitTesting
+import Foundation
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// What the server saw: how many requests were being answered at once, and which arrived in which order.
+final class ArrivalLog: Sendable {
+    private struct State {
+        var current = 0
+        var maximum = 0
+        var arrivals: [Int] = []
+    }
+
+    private let state = Mutex(State())
+
+    /// Records an arrival; returns how many arrived before it.
+    func arrive(_ index: Int) -> Int {
+        state.withLock { state in
+            state.current += 1
+            state.maximum = max(state.maximum, state.current)
+            state.arrivals.append(index)
+            return state.arrivals.count - 1
+        }
+    }
+
+    func leave() { state.withLock { $0.current -= 1 } }
+    var maximum: Int { state.withLock { $0.maximum } }
+    var arrivals: [Int] { state.withLock { $0.arrivals } }
+}
+
+@Suite("OfflineQueue pipelined delivery", .exclusive)
+struct OfflinePipelineTests {
+    @Test(
+        "with maximumInFlight N, exactly N writes are in flight at once, each started only after every write N places before it was received",
+        arguments: [1, 4])
+    func windowOfWrites(width: Int) throws {
+        let server = try TestServer.started()
+        defer { server.stop() }
+        let log = ArrivalLog()
+        let total = 12
+        server.route("POST", "/notes") { request in
+            let index = Int((request.bodyString ?? "").dropFirst("note-".count)) ?? -1
+            let before = log.arrive(index)
+            // Hold each answer until its group of `width` arrivals is complete (bounded, so a bug shows as a
+            // wrong count, not a hang): the whole window is then in flight at once.
+            let groupEnd = (before / width + 1) * width
+            let deadline = Date().addingTimeInterval(3)
+            while log.arrivals.count < groupEnd, Date() < deadline { usleep(1_000) }
+            log.leave()
+            return .text("ok")
+        }
+        let directory = OfflineFixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var configuration = OfflineFixtures.configuration()
+        configuration.maximumInFlight = width
+        let queue = try OfflineQueue(directory: directory, configuration: configuration)
+        defer { queue.close() }
+        queue.suspend()
+        let delivered = Collector<QueuedOperation>()
+        queue.deliveredHandler = { operation, _ in delivered.append(operation) }
+        var keys: [String] = []
+        for index in 0..<total {
+            keys.append(try queue.enqueue(PostNote(base: server.baseURL, text: "note-\(index)")).idempotencyKey)
+        }
+        queue.resume()
+        delivered.wait(for: total)
+
+        #expect(log.maximum == width)
+        let arrivals = log.arrivals
+        #expect(arrivals.sorted() == Array(0..<total))
+        for (position, index) in arrivals.enumerated() {
+            // Every write at least `width` places before this one had arrived already.
+            let earlier = Set(arrivals.prefix(position))
+            #expect((0..<max(0, index - width + 1)).allSatisfy(earlier.contains), "write \(index) arrived too early")
+        }
+        if width == 1 { #expect(arrivals == Array(0..<total)) }
+        #expect(Set(server.receivedRequests("/notes").map { $0.header("Idempotency-Key") ?? "" }) == Set(keys))
+        #expect(queue.pending.isEmpty)
+    }
+
+    @Test("setReachable(true) from the failed-attempt handler always cuts the wait short (no lost wake-up)")
+    func reachableFromFailureHandlerIsNeverLost() throws {
+        let reservation = try PortReservation()
+        let directory = OfflineFixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        // A minute between attempts: five attempts within the time limit happen only if every wake-up works.
+        let queue = try OfflineQueue(
+            directory: directory, configuration: OfflineFixtures.configuration(online: 60, offline: 60))
+        defer { queue.close() }
+        let failures = Collector<FailedAttempt>()
+        let rounds = 5
+        queue.failedAttemptHandler = { [weak queue] attempt in
+            failures.append(attempt)
+            // At once, from the callback: the moment the worker is still handling the failure.
+            if failures.all.count < rounds { queue?.setReachable(true) }
+        }
+        try queue.enqueue(PostNote(base: reservation.baseURL, text: "again"))
+        #expect(failures.wait(for: rounds, timeout: 20))
+        #expect(failures.all.prefix(rounds - 1).allSatisfy { $0.retryDelay == 60 || $0.retryDelay == 0 })
+    }
+}
