@@ -1,7 +1,10 @@
-// The app superclass of docs/client-and-authorization.md (section 2), as a user writes it in their own
-// module: `import ConnectionKit` (not `@testable`), Swift 6 language mode, warnings as errors.
+// The app superclass of docs/client-and-authorization.md, as a user writes it in their own module:
+// `import ConnectionKit` (not `@testable`), Swift 6 language mode, warnings as errors. FailureHandlingTests and
+// UserCodeTests exercise it. Keep it in step with the article: each block below is one snippet of it.
 import ConnectionKit
 import Foundation
+
+// MARK: - Snippet: the app's errors
 
 /// What the app's screens see when a call fails.
 enum SeedError: Error, Equatable {
@@ -23,6 +26,8 @@ struct SeedErrorBody: Decodable {
     }
     let error: Detail
 }
+
+// MARK: - Snippet: the environment
 
 /// Where the API lives, where its credentials are kept, and the one refresher all requests share.
 final class SeedEnvironment: Sendable {
@@ -49,6 +54,8 @@ final class SeedEnvironment: Sendable {
         }
     }
 }
+
+// MARK: - Snippet: the superclass
 
 /// The app's superclass: every endpoint inherits its base URL, headers, authorization, refresh, retries
 /// and failure handling, and overrides only what is its own.
@@ -94,6 +101,8 @@ class SeedRequest<Output: Decodable & Sendable>: JSONConnectionRequest<Output>, 
         super.handleConnectionError(error)
     }
 }
+
+// MARK: - Snippet: endpoints
 
 struct Event: Codable, Sendable, Equatable {
     let id: Int
@@ -156,6 +165,8 @@ final class UploadPhoto: SeedRequest<JSON>, @unchecked Sendable {
     }
 }
 
+// MARK: - Snippet: renewing the token
+
 struct RenewedToken: Decodable, Sendable {
     let token: String
 }
@@ -180,6 +191,8 @@ final class RenewToken: JSONConnectionRequest<RenewedToken>, @unchecked Sendable
     override var httpMethod: HTTPMethod { .post }
     override var requestBody: RequestBody? { .form([URLQueryItem(name: "refresh_token", value: refreshToken)]) }
 }
+
+// MARK: - Snippet: usage
 
 /// The production environment; credentials in a 0600 file under Application Support.
 func makeProductionEnvironment() throws -> SeedEnvironment {
@@ -209,5 +222,48 @@ func showEvents(environment: SeedEnvironment) async {
         print("Please sign in again.")
     } catch {
         print(error)
+    }
+}
+
+// MARK: - Snippet: more bodies
+
+/// `GET events/search?q=jazz%20%26%20blues`
+final class SearchEvents: SeedRequest<[Event]>, @unchecked Sendable {
+    // Safe: no stored state of its own.
+    override var path: String { "events/search" }
+    override var requestBody: RequestBody? { .query([URLQueryItem(name: "q", value: "jazz & blues")]) }
+}
+
+/// `POST auth/sign-in` with a form body; it sends no authorization (the credentials are the body).
+final class SignIn: SeedRequest<RenewedToken>, @unchecked Sendable {
+    // Safe: immutable after init.
+    let user: String
+    let password: String
+
+    init(environment: SeedEnvironment, user: String, password: String) {
+        self.user = user
+        self.password = password
+        super.init(environment: environment)
+    }
+
+    override var httpMethod: HTTPMethod { .post }
+    override var path: String { "auth/sign-in" }
+    override var authorization: Authorization? { nil }
+    override var authorizationRefresher: AuthorizationRefresher? { nil }
+    override var requestBody: RequestBody? {
+        .form([URLQueryItem(name: "user", value: user), URLQueryItem(name: "password", value: password)])
+    }
+}
+
+// MARK: - Snippet: credential store
+
+/// Keeps the token; a corrupt file is removed so that the user simply signs in again.
+func storedToken(in store: FileCredentialStore) throws -> String? {
+    do {
+        return try store.credential(for: "token")
+    } catch let error as CredentialStoreError {
+        guard case .corruptFile = error.kind else { throw error }
+        try FileManager.default.removeItem(at: store.fileURL)
+        return nil
     }
 }

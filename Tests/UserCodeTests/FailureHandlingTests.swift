@@ -26,7 +26,7 @@ private final class Reports: @unchecked Sendable {
     }
 }
 
-/// The app superclass of docs/client-and-authorization.md (DocExamples/SeedClient.swift), against a real server.
+/// The app superclass of docs/client-and-authorization.md (SeedClient.swift), against a real server.
 @Suite("Superclass failure path and the seed client", .timeLimit(.minutes(3)))
 struct FailureHandlingTests {
     private let queue = DispatchQueue(label: "FailureHandlingTests")
@@ -65,15 +65,15 @@ struct FailureHandlingTests {
         let reports = Reports()
         let request = CreateEvent(environment: environment(server, reports), draft: EventDraft(name: "Launch"))
         request.callbackQueue = queue
-        let handled = ClientCounter()
+        let handled = Reports()
         request.failureHandler = { error in
             if error as? SeedError == .rejected(code: "name_taken", message: "That name is taken.") {
-                handled.increment()
+                handled.record("failureHandler", error)
             }
         }
         let error = try await #require(throws: SeedError.self) { try await request.value() }
         #expect(error == .rejected(code: "name_taken", message: "That name is taken."))
-        #expect(handled.value == 1)
+        #expect(handled.all.count == 1)
         #expect(reports.all.count == 1)
         #expect(reports.all.first?.request == "CreateEvent")
         #expect(reports.all.first?.error as? SeedError == error)
@@ -181,11 +181,11 @@ struct FailureHandlingTests {
 
     @Test func theArticleShowsExactlyThisCode() throws {
         let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        let root = folder.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let root = folder.deletingLastPathComponent().deletingLastPathComponent()
         let article = try String(
             contentsOf: root.appendingPathComponent("docs/client-and-authorization.md"), encoding: .utf8)
         let source = try String(
-            contentsOf: folder.appendingPathComponent("DocExamples/SeedClient.swift"), encoding: .utf8)
+            contentsOf: folder.appendingPathComponent("SeedClient.swift"), encoding: .utf8)
         let snippets = source.components(separatedBy: "// MARK: - Snippet: ").dropFirst()
         #expect(snippets.count == 8)
         for snippet in snippets {
