@@ -20,8 +20,8 @@ extension OfflineQueueCrashTests {
     static let producers = 16
     static let inFlight = 8
 
-    /// Runs the helper until it printed `lines` lines (at once for 0), then kills it with SIGKILL; or to its
-    /// end with `lines == nil`. Returns what it printed.
+    /// Runs the helper until it printed `READY` (its queue is open) and `lines` lines after it, then kills it
+    /// with SIGKILL; or to its end with `lines == nil`. Returns what it printed.
     static func runConcurrentHelper(_ arguments: [String], killAfterLines lines: Int?) throws -> String {
         let helper = try #require(OfflineQueueCrashTests.helperURL(), "OfflineQueueCrashHelper was not built")
         let process = Process()
@@ -33,7 +33,8 @@ extension OfflineQueueCrashTests {
         let reader = pipe.fileHandleForReading
         var output = Data()
         if let lines {
-            while output.reduce(0, { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) }) < lines {
+            // `READY` is a line of its own, so the kill comes after `lines + 1` lines.
+            while output.reduce(0, { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) }) < lines + 1 {
                 let chunk = reader.availableData
                 if chunk.isEmpty { break }
                 output.append(chunk)

@@ -33,23 +33,7 @@ struct OfflineQueueCrashTests {
     static let writes = 1000
 
     /// Where `swift build` / `swift test` put the helper: beside the test bundle.
-    static func helperURL() -> URL? {
-        let candidates = [
-            URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath(),
-            URL(fileURLWithPath: CommandLine.arguments.first ?? "").resolvingSymlinksInPath(),
-            Bundle.main.executableURL?.resolvingSymlinksInPath(),
-        ].compactMap { $0 }
-        for candidate in candidates {
-            var folder = candidate.deletingLastPathComponent()
-            // Inside an `.xctest` bundle on Apple platforms the executable is nested deeper.
-            for _ in 0..<4 {
-                let helper = folder.appendingPathComponent("OfflineQueueCrashHelper")
-                if FileManager.default.isExecutableFile(atPath: helper.path) { return helper }
-                folder = folder.deletingLastPathComponent()
-            }
-        }
-        return nil
-    }
+    static func helperURL() -> URL? { BuiltExecutable.url(named: "OfflineQueueCrashHelper") }
 
     /// Runs the helper; with `killAfterLines`, kills it with SIGKILL once it printed `READY` (its queue is
     /// open) and that many lines after it, otherwise lets it finish. Records an issue when the child was not

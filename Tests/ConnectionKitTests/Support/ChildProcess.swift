@@ -18,23 +18,7 @@ final class ChildProcess: @unchecked Sendable {
     private var hasExited = false
 
     /// Where `swift build` / `swift test` put the helper: beside the test bundle.
-    static let helperURL: URL? = {
-        let candidates = [
-            URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath(),
-            URL(fileURLWithPath: CommandLine.arguments.first ?? "").resolvingSymlinksInPath(),
-            Bundle.main.executableURL?.resolvingSymlinksInPath(),
-        ].compactMap { $0 }
-        for candidate in candidates {
-            var folder = candidate.deletingLastPathComponent()
-            // Inside an `.xctest` bundle on Apple platforms the executable is nested deeper.
-            for _ in 0..<4 {
-                let helper = folder.appendingPathComponent("ChildProcessHelper")
-                if FileManager.default.isExecutableFile(atPath: helper.path) { return helper }
-                folder = folder.deletingLastPathComponent()
-            }
-        }
-        return nil
-    }()
+    static let helperURL = BuiltExecutable.url(named: "ChildProcessHelper")
 
     /// Starts the helper with `arguments`; `environment` replaces the whole environment when given.
     init(_ arguments: [String], environment: [String: String]? = nil) throws {
