@@ -9,7 +9,11 @@ let package = Package(
         .library(name: "ConnectionKitTesting", targets: ["ConnectionKitTesting"]),
     ],
     targets: [
-        .target(name: "ConnectionKit"),
+        .target(
+            name: "ConnectionKit",
+            dependencies: [.target(name: "CCurlShim", condition: .when(platforms: [.linux]))]),
+        // libcurl found at run time (dlopen) for the optional libcurl transport: no curl headers, no -lcurl.
+        .target(name: "CCurlShim", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
         .target(name: "ConnectionKitTesting"),
         // A child process for the offline queue's crash test (killed with SIGKILL while it enqueues).
         .executableTarget(name: "OfflineQueueCrashHelper", dependencies: ["ConnectionKit"]),
