@@ -51,7 +51,9 @@ public struct ConnectionTransport: Sendable, CustomStringConvertible {
     /// URLSession, unless the test suite asks for libcurl (`CONNECTIONKIT_TEST_TRANSPORT=libcurl`), so
     /// that the same tests run once per transport. Not a setting for apps: set ``default`` instead.
     private static func initialDefault() -> ConnectionTransport {
-        guard ProcessInfo.processInfo.environment["CONNECTIONKIT_TEST_TRANSPORT"] == "libcurl" else { return .urlSession }
+        guard ProcessInfo.processInfo.environment["CONNECTIONKIT_TEST_TRANSPORT"] == "libcurl" else {
+            return .urlSession
+        }
         do {
             return try libcurl()
         } catch {

@@ -9,6 +9,11 @@
     enum CurlErrorMapping {
         /// The error for a failed `result` (a CURLcode); `detail` is libcurl's message for it.
         static func error(forResult result: Int32, detail: String, url: URL?) -> any Error {
+            if detail.contains("Too large response headers") {
+                // A receive error as far as the code says; the same typed `responseTooLarge` as over URLSession.
+                return TransportErrorMapping.normalized(
+                    URLError(.unknown, userInfo: [NSLocalizedDescriptionKey: detail]))
+            }
             switch ccurl_classify(result) {
             case ccurl_failure_cannot_find_host:
                 return error(.cannotFindHost, "the server's name could not be resolved", detail: detail, url: url)
@@ -46,7 +51,9 @@
                 return error(.cancelled, "the transfer was cancelled", detail: detail, url: url)
             default:
                 // Oversized headers and anything unclassified: the same text matching as for URLSession.
-                var info: [String: Any] = [NSLocalizedDescriptionKey: detail.isEmpty ? "libcurl error \(result)" : detail]
+                var info: [String: Any] = [
+                    NSLocalizedDescriptionKey: detail.isEmpty ? "libcurl error \(result)" : detail
+                ]
                 info[NSURLErrorFailingURLErrorKey] = url
                 return TransportErrorMapping.normalized(URLError(.unknown, userInfo: info))
             }

@@ -59,7 +59,8 @@
 
         var fileTransport: any Transport { bodiesToFile ?? self }
 
-        func startTransfer(_ request: URLRequest, bodyFile: URL?, receiver: any TransferReceiver) -> any TransferHandle {
+        func startTransfer(_ request: URLRequest, bodyFile: URL?, receiver: any TransferReceiver) -> any TransferHandle
+        {
             let transfer = CurlTransfer(request: request, bodyFile: bodyFile, receiver: receiver, transport: self)
             post(.start(transfer))
             return transfer
