@@ -9,9 +9,11 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 # apt-get download writes to the current folder; as root it warns that it runs unsandboxed.
-(cd "$work" && apt-get download libcurl4-openssl-dev >/dev/null 2>"$work/apt.log") || {
+download() { (cd "$work" && apt-get download libcurl4-openssl-dev >/dev/null 2>"$work/apt.log"); }
+# A fresh machine may have no package lists yet.
+download || { apt-get update -qq >/dev/null 2>&1 || true; download; } || {
     cat "$work/apt.log" >&2
-    echo "curl_abi_check: could not download libcurl4-openssl-dev (run apt-get update?)" >&2
+    echo "curl_abi_check: could not download libcurl4-openssl-dev" >&2
     exit 1
 }
 dpkg -x "$work"/libcurl4-openssl-dev_*.deb "$work/root"

@@ -229,8 +229,8 @@ open class AnyConnectionRequest: @unchecked Sendable, CustomDebugStringConvertib
     open var maximumResponseHeaderSize: Int { 128 * 1024 }
 
     /// What moves this class's bytes. Default ``ConnectionTransport/default`` (URLSession unless the
-    /// app chose otherwise). Override it, e.g. in an app superclass, with `try? .libcurl()`-style logic
-    /// to send some classes over libcurl on Linux; read at the start of every transfer.
+    /// app chose otherwise). Override it, e.g. in an app superclass, to send some classes over libcurl
+    /// on Linux (``ConnectionTransport/libcurl()``). Read at the start of every transfer.
     open var transport: ConnectionTransport { .default }
 
     // MARK: - Output (overridden by ConnectionRequest)

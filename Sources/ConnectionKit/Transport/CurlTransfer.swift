@@ -14,7 +14,8 @@
         // (see the type's comment); `cancelled` is atomic and is the one thing other threads touch.
         let request: URLRequest
         let bodyFile: URL?
-        private let receiver: any TransferReceiver
+        /// Dropped when the transfer ends, which also breaks the request → handle → receiver → request cycle.
+        private var receiver: (any TransferReceiver)?
         private weak var transport: CurlTransport?
         private let cancelled = Atomic<Bool>(false)
 
@@ -105,8 +106,10 @@
             return nil
         }
 
-        /// Frees the easy handle and closes the body's file (the handle is out of the multi handle).
+        /// Frees the easy handle and closes the body's file (the handle is out of the multi handle);
+        /// no event is delivered afterwards.
         func release() {
+            receiver = nil
             if let xfer { ccurl_xfer_free(xfer) }
             xfer = nil
             if bodyDescriptor >= 0 { close(bodyDescriptor) }
@@ -118,7 +121,7 @@
         fileprivate func received(_ bytes: UnsafeMutablePointer<CChar>, count: Int) -> Int {
             // A short count makes libcurl abort the transfer.
             guard !isCancelled else { return 0 }
-            receiver.transferDidReceive(data: Data(bytes: bytes, count: count))
+            receiver?.transferDidReceive(data: Data(bytes: bytes, count: count))
             return count
         }
 
@@ -163,7 +166,7 @@
                     url: url, statusCode: status, httpVersion: httpVersion, headerFields: headerFields)
             else { return }
             self.response = response
-            receiver.transferDidReceive(response: response)
+            receiver?.transferDidReceive(response: response)
         }
 
         fileprivate func readBody(into buffer: UnsafeMutablePointer<CChar>, capacity: Int) -> Int {
@@ -179,7 +182,7 @@
             guard !isCancelled else { return 1 }
             if uploaded != lastReportedUpload, bodyLength > 0 {
                 lastReportedUpload = uploaded
-                receiver.transferDidSend(totalBytes: uploaded, expectedBytes: bodyLength)
+                receiver?.transferDidSend(totalBytes: uploaded, expectedBytes: bodyLength)
             }
             return 0
         }
@@ -189,8 +192,9 @@
         /// libcurl finished the transfer with `result` (a CURLcode); the handle is out of the multi handle.
         func finish(result: Int32) {
             let reason = xfer.map { String(cString: ccurl_xfer_error($0)) } ?? ""
+            let receiver = self.receiver
             release()
-            guard !isCancelled else { return }
+            guard !isCancelled, let receiver else { return }
             if result == 0 {
                 if let response {
                     receiver.transferDidComplete(response: response, error: nil)
@@ -210,8 +214,9 @@
 
         /// Ends a transfer that could not be started.
         func fail(_ error: any Error) {
+            let receiver = self.receiver
             release()
-            guard !isCancelled else { return }
+            guard !isCancelled, let receiver else { return }
             receiver.transferDidComplete(response: nil, error: error)
         }
     }

@@ -106,7 +106,10 @@
         }
 
         private func start(_ transfer: CurlTransfer) {
-            guard !transfer.isCancelled else { return }
+            guard !transfer.isCancelled else {
+                transfer.release()
+                return
+            }
             if let error = transfer.makeHandle() {
                 transfer.fail(error)
                 return
