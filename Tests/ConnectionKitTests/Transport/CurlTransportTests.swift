@@ -104,6 +104,39 @@ import Testing
             #expect(endings.count == 1)
         }
 
+        @Test(
+            "an absurd Content-Length (URLSession traps) or two conflicting ones end in a typed error, and the next request works",
+            arguments: [
+                "Content-Length: 9223372036854775807\r\n", "Content-Length: 2\r\nContent-Length: 5\r\n",
+            ])
+        func badContentLength(header: String) async throws {
+            let server = try TestServer.started()
+            defer { server.stop() }
+            let head = "HTTP/1.1 200 OK\r\n\(header)Connection: close\r\n\r\nok"
+            server.route("/bad") { _ in TestResponse(fault: .raw(Data(head.utf8))) }
+            server.route("/fine") { _ in .text("fine") }
+            let bad = OverLibcurl(server.url("/bad"))
+            let error = try await Endings(bad).connectionErrorAfterStart(bad)
+            switch error.kind {
+            case .transport, .responseTooLarge: break
+            default: Issue.record("expected a transport or responseTooLarge error, got \(error)")
+            }
+            try await expectFine(server)
+        }
+
+        @Test("bytes after the declared body are not part of it, and the next request works")
+        func bytesAfterTheBody() async throws {
+            let server = try TestServer.started()
+            defer { server.stop() }
+            let response = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nokEXTRA BYTES"
+            server.route("/extra") { _ in TestResponse(fault: .raw(Data(response.utf8))) }
+            server.route("/fine") { _ in .text("fine") }
+            let extra = OverLibcurl(server.url("/extra"))
+            let body = try await Endings(extra).valueAfterStart(extra)
+            #expect(String(decoding: body, as: UTF8.self) == "ok")
+            try await expectFine(server)
+        }
+
         private func expectFine(_ server: TestServer) async throws {
             let next = OverLibcurl(server.url("/fine"))
             let body = try await Endings(next).valueAfterStart(next)
