@@ -17,11 +17,13 @@ struct Options: Sendable {
     var baseURL: URL?
     /// `--debug`: ConnectionKit's debug output, and the registry dump at the end.
     var debug = false
+    /// `--transport libcurl`: every request over ConnectionKit's libcurl transport (Linux).
+    var libcurl = false
 
     static let usage = """
         TagAlong: the Tag Along app on the command line, built on ConnectionKit.
 
-        USAGE: TagAlong [command] [--debug] [--base-url URL]
+        USAGE: TagAlong [command] [--debug] [--base-url URL] [--transport urlsession|libcurl]
 
         COMMANDS
           demo                          The default. A scripted end-to-end run against the embedded demo
@@ -45,6 +47,9 @@ struct Options: Sendable {
           --debug                       Print ConnectionKit's debug output for every request (secrets
                                         redacted), and the registry dump while a download runs and at
                                         the end.
+          --transport urlsession|libcurl
+                                        What moves the bytes: URLSession (the default) or, on Linux,
+                                        ConnectionKit's transport on the system's libcurl.
 
         The embedded demo server knows one user: ada / lovelace.
         """
@@ -73,6 +78,12 @@ struct Options: Sendable {
                     throw UsageError("--base-url needs an http or https URL, not \(text)")
                 }
                 options.baseURL = url
+            case "--transport":
+                switch try value(after: argument) {
+                case "urlsession": options.libcurl = false
+                case "libcurl": options.libcurl = true
+                case let other: throw UsageError("--transport is urlsession or libcurl, not \(other)")
+                }
             case "--user": user = try value(after: argument)
             case "--password": password = try value(after: argument)
             case "--to": destination = try value(after: argument)

@@ -18,6 +18,16 @@ if options.command == .help {
 // standard error.
 ConnectionDebug.isEnabled = options.debug
 
+// `--transport libcurl`: the one line that moves every request of the app onto libcurl.
+if options.libcurl {
+    do {
+        ConnectionTransport.default = try .libcurl()
+    } catch {
+        Terminal.error("\(error)")
+        exit(1)
+    }
+}
+
 /// The embedded demo server, unless `--base-url` points elsewhere.
 let demoServer: DemoServer?
 if let baseURL = options.baseURL {
