@@ -4,6 +4,7 @@
 #include <stddef.h>
 
 #include "../Sources/CCurlShim/ccurl_abi.h"
+#include "../Sources/CCurlShim/include/ccurl_shim.h"
 
 #define SAME(mine, theirs) _Static_assert((long long)(mine) == (long long)(theirs), #mine " != " #theirs)
 
@@ -87,3 +88,8 @@ SAME(offsetof(cc_version_info, age), offsetof(curl_version_info_data, age));
 SAME(offsetof(cc_version_info, version), offsetof(curl_version_info_data, version));
 SAME(offsetof(cc_version_info, version_num), offsetof(curl_version_info_data, version_num));
 SAME(sizeof(((cc_version_info *)0)->age), sizeof(CURLversion));
+
+// The callbacks the shim hands to libcurl have exactly libcurl's callback types.
+_Static_assert(__builtin_types_compatible_p(ccurl_data_callback, curl_write_callback), "write callback type");
+_Static_assert(__builtin_types_compatible_p(ccurl_data_callback, curl_read_callback), "read callback type");
+_Static_assert(__builtin_types_compatible_p(ccurl_progress_callback, curl_xferinfo_callback), "progress callback type");

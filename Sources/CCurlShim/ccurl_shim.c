@@ -191,6 +191,13 @@ void *ccurl_multi_next_done(void *multi, int *result) {
 static int set_long(void *easy, int option, long value) { return api.easy_setopt(easy, option, value); }
 static int set_pointer(void *easy, int option, const void *value) { return api.easy_setopt(easy, option, value); }
 static int set_size(void *easy, int option, cc_off_t value) { return api.easy_setopt(easy, option, value); }
+// Callbacks are passed as the function-pointer types libcurl reads them as (not through void *).
+static int set_data_callback(void *easy, int option, ccurl_data_callback callback) {
+    return api.easy_setopt(easy, option, callback);
+}
+static int set_progress_callback(void *easy, int option, ccurl_progress_callback callback) {
+    return api.easy_setopt(easy, option, callback);
+}
 
 void *ccurl_xfer_new(const ccurl_request *request, char *error) {
     if (ccurl_load() != NULL) {
@@ -224,9 +231,9 @@ void *ccurl_xfer_new(const ccurl_request *request, char *error) {
     status |= set_pointer(easy, CC_OPT_PRIVATE, transfer);
     status |= set_pointer(easy, CC_OPT_URL, request->url);
     status |= set_pointer(easy, CC_OPT_HTTPHEADER, transfer->headers);
-    status |= set_pointer(easy, CC_OPT_WRITEFUNCTION, (void *)request->write);
+    status |= set_data_callback(easy, CC_OPT_WRITEFUNCTION, request->write);
     status |= set_pointer(easy, CC_OPT_WRITEDATA, request->userdata);
-    status |= set_pointer(easy, CC_OPT_HEADERFUNCTION, (void *)request->header);
+    status |= set_data_callback(easy, CC_OPT_HEADERFUNCTION, request->header);
     status |= set_pointer(easy, CC_OPT_HEADERDATA, request->userdata);
     // The request follows redirects and sets cookies itself (as over URLSession); curl's cookie
     // engine stays off because no cookie option is ever set.
@@ -247,13 +254,13 @@ void *ccurl_xfer_new(const ccurl_request *request, char *error) {
             status |= set_long(easy, CC_OPT_POST, 1L);
             status |= set_size(easy, CC_OPT_POSTFIELDSIZE_LARGE, request->body_mode == 0 ? 0 : request->body_length);
             if (request->body_mode == 2) {
-                status |= set_pointer(easy, CC_OPT_READFUNCTION, (void *)request->read);
+                status |= set_data_callback(easy, CC_OPT_READFUNCTION, request->read);
                 status |= set_pointer(easy, CC_OPT_READDATA, request->userdata);
             } else {
                 status |= set_pointer(easy, CC_OPT_COPYPOSTFIELDS, request->body_mode == 1 && request->body ? request->body : "");
             }
             status |= set_long(easy, CC_OPT_NOPROGRESS, 0L);
-            status |= set_pointer(easy, CC_OPT_XFERINFOFUNCTION, (void *)request->progress);
+            status |= set_progress_callback(easy, CC_OPT_XFERINFOFUNCTION, request->progress);
             status |= set_pointer(easy, CC_OPT_XFERINFODATA, request->userdata);
         }
         if (strcmp(request->method, "POST") != 0) {
