@@ -10,7 +10,11 @@ let package = Package(
         .library(name: "ConnectionKitInspector", targets: ["ConnectionKitInspector"]),
     ],
     targets: [
-        .target(name: "ConnectionKit"),
+        .target(
+            name: "ConnectionKit",
+            dependencies: [.target(name: "CCurlShim", condition: .when(platforms: [.linux]))]),
+        // libcurl found at run time (dlopen) for the optional libcurl transport: no curl headers, no -lcurl.
+        .target(name: "CCurlShim", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
         // The HTTP/1.1 server core shared by ConnectionKitTesting and ConnectionKitInspector (no product).
         .target(name: "HTTPServerCore"),
         .target(name: "ConnectionKitTesting", dependencies: ["HTTPServerCore"]),

@@ -1,3 +1,4 @@
+import ConnectionKit
 import Foundation
 
 // ConnectionKitBenchmarks: raw URLSession against ConnectionKit, row by row (see docs/benchmarks.md).
@@ -32,6 +33,10 @@ func runAll(_ options: Options) throws {
 
 let arguments = CommandLine.arguments
 do {
+    // BENCH_TRANSPORT=libcurl: the ConnectionKit column runs on the libcurl transport (child processes inherit it).
+    if ProcessInfo.processInfo.environment["BENCH_TRANSPORT"] == "libcurl" {
+        ConnectionTransport.default = try .libcurl()
+    }
     let options = try Options(arguments.dropFirst(2))
     switch arguments.dropFirst().first ?? "run" {
     case "run": try runAll(options)

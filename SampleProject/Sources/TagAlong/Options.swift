@@ -19,11 +19,13 @@ struct Options: Sendable {
     var debug = false
     /// `--inspect`: the inspector's page on 127.0.0.1, and a demo slow enough to watch in it.
     var inspect = false
+    /// `--transport libcurl`: every request over ConnectionKit's libcurl transport (Linux).
+    var libcurl = false
 
     static let usage = """
         TagAlong: the Tag Along app on the command line, built on ConnectionKit.
 
-        USAGE: TagAlong [command] [--debug] [--inspect] [--base-url URL]
+        USAGE: TagAlong [command] [--debug] [--inspect] [--base-url URL] [--transport urlsession|libcurl]
 
         COMMANDS
           demo                          The default. A scripted end-to-end run against the embedded demo
@@ -50,6 +52,9 @@ struct Options: Sendable {
           --inspect                     Start ConnectionKit's inspector and print the URL to open in a
                                         browser (live requests, history, statistics, HAR); the demo then
                                         pauses 2 s between steps, and the app waits for Return at the end.
+          --transport urlsession|libcurl
+                                        What moves the bytes: URLSession (the default) or, on Linux,
+                                        ConnectionKit's transport on the system's libcurl.
 
         The embedded demo server knows one user: ada / lovelace.
         """
@@ -79,6 +84,12 @@ struct Options: Sendable {
                     throw UsageError("--base-url needs an http or https URL, not \(text)")
                 }
                 options.baseURL = url
+            case "--transport":
+                switch try value(after: argument) {
+                case "urlsession": options.libcurl = false
+                case "libcurl": options.libcurl = true
+                case let other: throw UsageError("--transport is urlsession or libcurl, not \(other)")
+                }
             case "--user": user = try value(after: argument)
             case "--password": password = try value(after: argument)
             case "--to": destination = try value(after: argument)

@@ -19,6 +19,16 @@ if options.command == .help {
 // standard error.
 ConnectionDebug.isEnabled = options.debug
 
+// `--transport libcurl`: the one line that moves every request of the app onto libcurl.
+if options.libcurl {
+    do {
+        ConnectionTransport.default = try .libcurl()
+    } catch {
+        Terminal.error("\(error)")
+        exit(1)
+    }
+}
+
 // `--inspect`: the registry's live requests, history and statistics in a browser, on 127.0.0.1 only.
 let inspector = ConnectionInspector()
 if options.inspect {

@@ -182,6 +182,7 @@ extension AnyConnectionRequest {
         guard let serial else { return }
         DebugOutput.requestSent(request, by: self)
         receiver.serial = serial
+        let transport = self.transport.implementation
         let handle = (fileTarget == nil ? transport : transport.fileTransport).startTransfer(
             request, bodyFile: bodyFile(for: request, run: run), receiver: receiver)
         let transfer = ActiveTransfer(handle: handle, context: receiver)

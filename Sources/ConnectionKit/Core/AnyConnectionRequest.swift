@@ -23,12 +23,9 @@ open class AnyConnectionRequest: @unchecked Sendable, CustomDebugStringConvertib
     // Safe to share across threads: every mutable stored property lives in `storage`, behind its lock;
     // subclasses expose their settings as computed (overridden) properties.
     let storage = Locked(RequestState())
-    let transport: any Transport
 
     /// Creates an idle request.
-    public init() {
-        self.transport = URLSessionTransport.shared
-    }
+    public init() {}
 
     // MARK: - Hooks: what to send
 
@@ -249,6 +246,11 @@ open class AnyConnectionRequest: @unchecked Sendable, CustomDebugStringConvertib
     /// before its body is read. Default 128 KiB. On Linux, libcurl refuses a header block over
     /// 300 KiB, or one header line over 100 KiB, whatever this says; that also ends in `.responseTooLarge`.
     open var maximumResponseHeaderSize: Int { 128 * 1024 }
+
+    /// What moves this class's bytes. Default ``ConnectionTransport/default`` (URLSession unless the
+    /// app chose otherwise). Override it, e.g. in an app superclass, to send some classes over libcurl
+    /// on Linux (``ConnectionTransport/libcurl()``). Read at the start of every transfer.
+    open var transport: ConnectionTransport { .default }
 
     // MARK: - Output (overridden by ConnectionRequest)
 

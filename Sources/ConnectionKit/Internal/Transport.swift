@@ -8,7 +8,19 @@ import Foundation
 /// transport (a libcurl or NIO one, say) can be added without touching them.
 ///
 /// A transport follows no redirects and answers no authentication challenges itself: a 3xx or a
-/// 401 is delivered as a response, and the request decides what to do.
+/// 401 is delivered as a response, and the request decides what to do. It keeps no cookies and no
+/// cache, and hands over bodies decoded (`Content-Encoding`), headers as received.
+///
+/// The threading contract that `TransferContext` and the request rely on, for every transport:
+/// - the events of one transfer are delivered serially (never two at once), on the transport's own
+///   threads, never on the caller's thread inside `startTransfer`;
+/// - events may begin before `startTransfer` returns: the receiver must be ready when it is called;
+/// - at most one `transferDidComplete`, and nothing after it;
+/// - nothing is delivered once `cancel()` has returned (an event already being delivered on another
+///   thread may still finish); `cancel()` returns at once, from any thread, including from inside
+///   one of the transfer's own events;
+/// - a final response (`transferDidReceive(response:)`) is delivered only once its whole header
+///   block arrived; a response cut short is an error, never a response.
 protocol Transport: Sendable {
     /// Starts sending `request`; events go to `receiver` (serially) until it completes or is cancelled.
     /// `bodyFile`, when set, is the body, streamed from disk (`request.httpBody` is then `nil`).

@@ -14,6 +14,24 @@ import Foundation
 #endif
 
 // MARK: - docs/linux.md block 2
+/// At the start of `main.swift` (or your service's start-up code).
+fileprivate func useLibcurlWherePossible() {
+    do {
+        ConnectionTransport.default = try .libcurl()
+    } catch {
+        // libcurl is missing or older than 7.68: requests keep using URLSession.
+        FileHandle.standardError.write(Data("\(error)\n".utf8))
+    }
+}
+
+// MARK: - docs/linux.md block 3
+fileprivate class BulkAPIRequest<Output: Sendable>: ConnectionRequest<Output>, @unchecked Sendable {
+    override var transport: ConnectionTransport {
+        (try? .libcurl()) ?? .urlSession
+    }
+}
+
+// MARK: - docs/linux.md block 4
 fileprivate struct Status: Decodable, Sendable {
     let ok: Bool
 }

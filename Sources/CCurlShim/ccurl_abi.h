@@ -1,0 +1,102 @@
+// The few numbers of libcurl's stable ABI that the shim uses, written by hand so that the package
+// builds without curl's headers. Every one is checked against the real headers by
+// scripts/curl_abi_check.sh (in CI). Prefixed names, so that the check can include both.
+#ifndef CCURL_ABI_H
+#define CCURL_ABI_H
+
+#include <stdint.h>
+#include <stddef.h>
+
+typedef int64_t cc_off_t;
+
+// Easy options: LONG 0, OBJECTPOINT 10000, FUNCTIONPOINT 20000, OFF_T 30000.
+#define CC_OPT_WRITEDATA 10001
+#define CC_OPT_URL 10002
+#define CC_OPT_READDATA 10009
+#define CC_OPT_ERRORBUFFER 10010
+#define CC_OPT_WRITEFUNCTION 20011
+#define CC_OPT_READFUNCTION 20012
+#define CC_OPT_HTTPHEADER 10023
+#define CC_OPT_HEADERDATA 10029
+#define CC_OPT_CUSTOMREQUEST 10036
+#define CC_OPT_NOPROGRESS 43
+#define CC_OPT_NOBODY 44
+#define CC_OPT_POST 47
+#define CC_OPT_FOLLOWLOCATION 52
+#define CC_OPT_XFERINFODATA 10057
+#define CC_OPT_SSL_VERIFYPEER 64
+#define CC_OPT_HEADERFUNCTION 20079
+#define CC_OPT_HTTPGET 80
+#define CC_OPT_SSL_VERIFYHOST 81
+#define CC_OPT_NOSIGNAL 99
+#define CC_OPT_ACCEPT_ENCODING 10102
+#define CC_OPT_PRIVATE 10103
+#define CC_OPT_POSTFIELDSIZE_LARGE 30120
+#define CC_OPT_TCP_NODELAY 121
+#define CC_OPT_COPYPOSTFIELDS 10165
+#define CC_OPT_XFERINFOFUNCTION 20219
+
+// Multi options.
+#define CC_MOPT_MAXCONNECTS 6
+#define CC_MOPT_MAX_HOST_CONNECTIONS 7
+
+// Info: STRING 0x100000.
+#define CC_INFO_PRIVATE 0x100015
+
+#define CC_READFUNC_ABORT 0x10000000
+// 7.68.0, for curl_multi_wakeup (curl_multi_poll is 7.66), as version_num encodes it.
+#define CC_MINIMUM_VERSION 0x074400
+
+#define CC_MSG_DONE 1
+#define CC_GLOBAL_ALL 3
+#define CC_ERROR_SIZE 256
+#define CC_PAUSE_CONT 0
+#define CC_VERSION_FIRST 0
+
+// Result codes the shim classifies.
+#define CC_E_OK 0
+#define CC_E_UNSUPPORTED_PROTOCOL 1
+#define CC_E_URL_MALFORMAT 3
+#define CC_E_COULDNT_RESOLVE_PROXY 5
+#define CC_E_COULDNT_RESOLVE_HOST 6
+#define CC_E_COULDNT_CONNECT 7
+#define CC_E_WEIRD_SERVER_REPLY 8
+#define CC_E_HTTP2 16
+#define CC_E_PARTIAL_FILE 18
+#define CC_E_WRITE_ERROR 23
+#define CC_E_READ_ERROR 26
+#define CC_E_OUT_OF_MEMORY 27
+#define CC_E_OPERATION_TIMEDOUT 28
+#define CC_E_SSL_CONNECT_ERROR 35
+#define CC_E_ABORTED_BY_CALLBACK 42
+#define CC_E_GOT_NOTHING 52
+#define CC_E_SEND_ERROR 55
+#define CC_E_RECV_ERROR 56
+#define CC_E_SSL_CERTPROBLEM 58
+#define CC_E_SSL_CIPHER 59
+#define CC_E_PEER_FAILED_VERIFICATION 60
+#define CC_E_BAD_CONTENT_ENCODING 61
+#define CC_E_SSL_CACERT_BADFILE 77
+#define CC_E_SSL_ISSUER_ERROR 83
+#define CC_E_SSL_PINNEDPUBKEYNOTMATCH 90
+#define CC_E_HTTP2_STREAM 92
+#define CC_E_PROXY 97
+
+// `struct CURLMsg`: the message kind, the easy handle, then a union whose `result` is a CURLcode.
+typedef struct {
+    int msg;
+    void *easy_handle;
+    union {
+        void *whatever;
+        int result;
+    } data;
+} cc_msg;
+
+// The start of `curl_version_info_data`, which every version since the first shares.
+typedef struct {
+    int age;
+    const char *version;
+    unsigned int version_num;
+} cc_version_info;
+
+#endif

@@ -1,0 +1,324 @@
+#include "ccurl_shim.h"
+#include "ccurl_abi.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+// libcurl's entry points, as function-pointer types of our own (no curl headers).
+typedef int (*global_init_fn)(long flags);
+typedef cc_version_info *(*version_info_fn)(int age);
+typedef void *(*easy_init_fn)(void);
+typedef void (*easy_cleanup_fn)(void *easy);
+typedef int (*easy_setopt_fn)(void *easy, int option, ...);
+typedef int (*easy_getinfo_fn)(void *easy, int info, ...);
+typedef const char *(*easy_strerror_fn)(int code);
+typedef void *(*slist_append_fn)(void *list, const char *line);
+typedef void (*slist_free_all_fn)(void *list);
+typedef void *(*multi_init_fn)(void);
+typedef int (*multi_cleanup_fn)(void *multi);
+typedef int (*multi_setopt_fn)(void *multi, int option, ...);
+typedef int (*multi_add_handle_fn)(void *multi, void *easy);
+typedef int (*multi_remove_handle_fn)(void *multi, void *easy);
+typedef int (*multi_perform_fn)(void *multi, int *running);
+typedef int (*multi_poll_fn)(void *multi, void *extra_fds, unsigned extra_count, int timeout_ms, int *numfds);
+typedef int (*multi_wakeup_fn)(void *multi);
+typedef cc_msg *(*multi_info_read_fn)(void *multi, int *queued);
+
+static struct {
+    global_init_fn global_init;
+    version_info_fn version_info;
+    easy_init_fn easy_init;
+    easy_cleanup_fn easy_cleanup;
+    easy_setopt_fn easy_setopt;
+    easy_getinfo_fn easy_getinfo;
+    easy_strerror_fn easy_strerror;
+    slist_append_fn slist_append;
+    slist_free_all_fn slist_free_all;
+    multi_init_fn multi_init;
+    multi_cleanup_fn multi_cleanup;
+    multi_setopt_fn multi_setopt;
+    multi_add_handle_fn multi_add_handle;
+    multi_remove_handle_fn multi_remove_handle;
+    multi_perform_fn multi_perform;
+    multi_poll_fn multi_poll;
+    multi_wakeup_fn multi_wakeup;
+    multi_info_read_fn multi_info_read;
+} api;
+
+static pthread_once_t load_once = PTHREAD_ONCE_INIT;
+static const char *load_error = "libcurl was not loaded";
+static char load_error_text[512];
+static const char *loaded_version = NULL;
+
+// The sonames of libcurl 7/8 across distributions: OpenSSL flavour first (what
+// FoundationNetworking links on Debian and Ubuntu), then the others.
+static const char *const library_names[] = {
+    "libcurl.so.4", "libcurl.so", "libcurl-gnutls.so.4", "libcurl-nss.so.4", "libcurl.4.dylib",
+};
+
+static void *resolve(void *library, const char *name, int *missing) {
+    void *symbol = dlsym(library, name);
+    if (symbol == NULL && *missing == 0) {
+        *missing = 1;
+        snprintf(load_error_text, sizeof load_error_text,
+                 "libcurl has no %s: ConnectionKit's libcurl transport needs libcurl 7.68 or later", name);
+    }
+    return symbol;
+}
+
+static void load(void) {
+    void *library = NULL;
+    for (size_t i = 0; i < sizeof library_names / sizeof library_names[0] && library == NULL; i++) {
+        library = dlopen(library_names[i], RTLD_NOW | RTLD_LOCAL);
+    }
+    if (library == NULL) {
+        const char *reason = dlerror();
+        snprintf(load_error_text, sizeof load_error_text,
+                 "libcurl could not be loaded (libcurl.so.4 not found: %s); install libcurl4 (Debian, Ubuntu) "
+                 "or libcurl (Fedora, Alpine)",
+                 reason ? reason : "no reason given");
+        load_error = load_error_text;
+        return;
+    }
+    int missing = 0;
+    api.global_init = (global_init_fn)resolve(library, "curl_global_init", &missing);
+    api.version_info = (version_info_fn)resolve(library, "curl_version_info", &missing);
+    api.easy_init = (easy_init_fn)resolve(library, "curl_easy_init", &missing);
+    api.easy_cleanup = (easy_cleanup_fn)resolve(library, "curl_easy_cleanup", &missing);
+    api.easy_setopt = (easy_setopt_fn)resolve(library, "curl_easy_setopt", &missing);
+    api.easy_getinfo = (easy_getinfo_fn)resolve(library, "curl_easy_getinfo", &missing);
+    api.easy_strerror = (easy_strerror_fn)resolve(library, "curl_easy_strerror", &missing);
+    api.slist_append = (slist_append_fn)resolve(library, "curl_slist_append", &missing);
+    api.slist_free_all = (slist_free_all_fn)resolve(library, "curl_slist_free_all", &missing);
+    api.multi_init = (multi_init_fn)resolve(library, "curl_multi_init", &missing);
+    api.multi_cleanup = (multi_cleanup_fn)resolve(library, "curl_multi_cleanup", &missing);
+    api.multi_setopt = (multi_setopt_fn)resolve(library, "curl_multi_setopt", &missing);
+    api.multi_add_handle = (multi_add_handle_fn)resolve(library, "curl_multi_add_handle", &missing);
+    api.multi_remove_handle = (multi_remove_handle_fn)resolve(library, "curl_multi_remove_handle", &missing);
+    api.multi_perform = (multi_perform_fn)resolve(library, "curl_multi_perform", &missing);
+    api.multi_poll = (multi_poll_fn)resolve(library, "curl_multi_poll", &missing);
+    api.multi_wakeup = (multi_wakeup_fn)resolve(library, "curl_multi_wakeup", &missing);
+    api.multi_info_read = (multi_info_read_fn)resolve(library, "curl_multi_info_read", &missing);
+    if (missing) {
+        load_error = load_error_text;
+        return;
+    }
+    // Symbols can exist in a build that predates the behaviour we rely on; the version decides.
+    cc_version_info *info = api.version_info(CC_VERSION_FIRST);
+    if (info == NULL || info->version_num < CC_MINIMUM_VERSION) {
+        snprintf(load_error_text, sizeof load_error_text,
+                 "libcurl %s is too old: ConnectionKit's libcurl transport needs 7.68 or later "
+                 "(curl_multi_poll 7.66, curl_multi_wakeup 7.68)",
+                 info && info->version ? info->version : "(unknown version)");
+        load_error = load_error_text;
+        return;
+    }
+    // Reference-counted, so it coexists with FoundationNetworking's own initialisation.
+    int status = api.global_init(CC_GLOBAL_ALL);
+    if (status != CC_E_OK) {
+        snprintf(load_error_text, sizeof load_error_text, "curl_global_init failed: %s", api.easy_strerror(status));
+        load_error = load_error_text;
+        return;
+    }
+    loaded_version = info->version;
+    load_error = NULL;
+}
+
+const char *ccurl_load(void) {
+    pthread_once(&load_once, load);
+    return load_error;
+}
+
+const char *ccurl_version(void) { return ccurl_load() == NULL ? loaded_version : NULL; }
+
+size_t ccurl_read_abort(void) { return CC_READFUNC_ABORT; }
+
+// MARK: - Multi
+
+void *ccurl_multi_new(long max_host_connections, long max_connections) {
+    if (ccurl_load() != NULL) return NULL;
+    void *multi = api.multi_init();
+    if (multi == NULL) return NULL;
+    api.multi_setopt(multi, CC_MOPT_MAX_HOST_CONNECTIONS, max_host_connections);
+    api.multi_setopt(multi, CC_MOPT_MAXCONNECTS, max_connections);
+    return multi;
+}
+
+void ccurl_multi_free(void *multi) { api.multi_cleanup(multi); }
+
+int ccurl_multi_perform(void *multi) {
+    int running = 0;
+    return api.multi_perform(multi, &running);
+}
+
+int ccurl_multi_poll(void *multi, int timeout_ms) {
+    int ready = 0;
+    return api.multi_poll(multi, NULL, 0, timeout_ms, &ready);
+}
+
+int ccurl_multi_wakeup(void *multi) { return api.multi_wakeup(multi); }
+
+// MARK: - Transfers
+
+typedef struct {
+    void *easy;
+    void *headers;
+    void *userdata;
+    char error[CC_ERROR_SIZE];
+} xfer;
+
+void *ccurl_multi_next_done(void *multi, int *result) {
+    int queued = 0;
+    cc_msg *message;
+    while ((message = api.multi_info_read(multi, &queued)) != NULL) {
+        if (message->msg != CC_MSG_DONE) continue;
+        // The message is invalid once the handle is removed: copy what we need first.
+        void *easy = message->easy_handle;
+        int code = message->data.result;
+        xfer *transfer = NULL;
+        api.easy_getinfo(easy, CC_INFO_PRIVATE, (char **)&transfer);
+        api.multi_remove_handle(multi, easy);
+        if (transfer == NULL) continue;
+        *result = code;
+        return transfer->userdata;
+    }
+    return NULL;
+}
+
+static int set_long(void *easy, int option, long value) { return api.easy_setopt(easy, option, value); }
+static int set_pointer(void *easy, int option, const void *value) { return api.easy_setopt(easy, option, value); }
+static int set_size(void *easy, int option, cc_off_t value) { return api.easy_setopt(easy, option, value); }
+// Callbacks are passed as the function-pointer types libcurl reads them as (not through void *).
+static int set_data_callback(void *easy, int option, ccurl_data_callback callback) {
+    return api.easy_setopt(easy, option, callback);
+}
+static int set_progress_callback(void *easy, int option, ccurl_progress_callback callback) {
+    return api.easy_setopt(easy, option, callback);
+}
+
+void *ccurl_xfer_new(const ccurl_request *request, char *error) {
+    if (ccurl_load() != NULL) {
+        snprintf(error, CC_ERROR_SIZE, "%s", load_error);
+        return NULL;
+    }
+    xfer *transfer = calloc(1, sizeof(xfer));
+    if (transfer == NULL) {
+        snprintf(error, CC_ERROR_SIZE, "out of memory");
+        return NULL;
+    }
+    transfer->easy = api.easy_init();
+    if (transfer->easy == NULL) {
+        free(transfer);
+        snprintf(error, CC_ERROR_SIZE, "curl_easy_init failed");
+        return NULL;
+    }
+    transfer->userdata = request->userdata;
+    for (int i = 0; i < request->header_count; i++) {
+        void *list = api.slist_append(transfer->headers, request->headers[i]);
+        if (list == NULL) {
+            ccurl_xfer_free(transfer);
+            snprintf(error, CC_ERROR_SIZE, "out of memory");
+            return NULL;
+        }
+        transfer->headers = list;
+    }
+    void *easy = transfer->easy;
+    int status = 0;
+    status |= set_pointer(easy, CC_OPT_ERRORBUFFER, transfer->error);
+    status |= set_pointer(easy, CC_OPT_PRIVATE, transfer);
+    status |= set_pointer(easy, CC_OPT_URL, request->url);
+    status |= set_pointer(easy, CC_OPT_HTTPHEADER, transfer->headers);
+    status |= set_data_callback(easy, CC_OPT_WRITEFUNCTION, request->write);
+    status |= set_pointer(easy, CC_OPT_WRITEDATA, request->userdata);
+    status |= set_data_callback(easy, CC_OPT_HEADERFUNCTION, request->header);
+    status |= set_pointer(easy, CC_OPT_HEADERDATA, request->userdata);
+    // The request follows redirects and sets cookies itself (as over URLSession); curl's cookie
+    // engine stays off because no cookie option is ever set.
+    status |= set_long(easy, CC_OPT_FOLLOWLOCATION, 0L);
+    status |= set_long(easy, CC_OPT_NOSIGNAL, 1L);
+    status |= set_long(easy, CC_OPT_TCP_NODELAY, 1L);
+    status |= set_long(easy, CC_OPT_SSL_VERIFYPEER, 1L);
+    status |= set_long(easy, CC_OPT_SSL_VERIFYHOST, 2L);
+    // "" = every encoding this libcurl decodes; the receiver gets decoded bytes, as from URLSession.
+    status |= set_pointer(easy, CC_OPT_ACCEPT_ENCODING, "");
+    if (strcmp(request->method, "HEAD") == 0) {
+        status |= set_long(easy, CC_OPT_NOBODY, 1L);
+    } else if (request->body_mode == 0 && strcmp(request->method, "GET") == 0) {
+        status |= set_long(easy, CC_OPT_HTTPGET, 1L);
+    } else {
+        if (request->body_mode != 0 || strcmp(request->method, "POST") == 0) {
+            // POST mode sends a body (possibly empty) with its Content-Length; the method is then renamed.
+            status |= set_long(easy, CC_OPT_POST, 1L);
+            status |= set_size(easy, CC_OPT_POSTFIELDSIZE_LARGE, request->body_mode == 0 ? 0 : request->body_length);
+            if (request->body_mode == 2) {
+                status |= set_data_callback(easy, CC_OPT_READFUNCTION, request->read);
+                status |= set_pointer(easy, CC_OPT_READDATA, request->userdata);
+            } else {
+                status |= set_pointer(easy, CC_OPT_COPYPOSTFIELDS, request->body_mode == 1 && request->body ? request->body : "");
+            }
+            status |= set_long(easy, CC_OPT_NOPROGRESS, 0L);
+            status |= set_progress_callback(easy, CC_OPT_XFERINFOFUNCTION, request->progress);
+            status |= set_pointer(easy, CC_OPT_XFERINFODATA, request->userdata);
+        }
+        if (strcmp(request->method, "POST") != 0) {
+            status |= set_pointer(easy, CC_OPT_CUSTOMREQUEST, request->method);
+        }
+    }
+    if (status != 0) {
+        snprintf(error, CC_ERROR_SIZE, "libcurl refused an option: %s", transfer->error);
+        ccurl_xfer_free(transfer);
+        return NULL;
+    }
+    return transfer;
+}
+
+void ccurl_xfer_free(void *pointer) {
+    xfer *transfer = pointer;
+    if (transfer->easy != NULL) api.easy_cleanup(transfer->easy);
+    if (transfer->headers != NULL) api.slist_free_all(transfer->headers);
+    free(transfer);
+}
+
+int ccurl_xfer_add(void *multi, void *pointer) {
+    xfer *transfer = pointer;
+    transfer->error[0] = 0;
+    return api.multi_add_handle(multi, transfer->easy);
+}
+
+int ccurl_xfer_remove(void *multi, void *pointer) { return api.multi_remove_handle(multi, ((xfer *)pointer)->easy); }
+
+const char *ccurl_xfer_error(void *pointer) { return ((xfer *)pointer)->error; }
+
+ccurl_failure ccurl_classify(int result) {
+    switch (result) {
+    case CC_E_COULDNT_RESOLVE_HOST:
+    case CC_E_COULDNT_RESOLVE_PROXY: return ccurl_failure_cannot_find_host;
+    case CC_E_COULDNT_CONNECT:
+    case CC_E_PROXY: return ccurl_failure_cannot_connect;
+    case CC_E_OPERATION_TIMEDOUT: return ccurl_failure_timed_out;
+    case CC_E_SEND_ERROR:
+    case CC_E_RECV_ERROR:
+    case CC_E_HTTP2:
+    case CC_E_HTTP2_STREAM: return ccurl_failure_connection_lost;
+    case CC_E_PARTIAL_FILE: return ccurl_failure_truncated_body;
+    case CC_E_GOT_NOTHING: return ccurl_failure_empty_reply;
+    case CC_E_WEIRD_SERVER_REPLY: return ccurl_failure_bad_server_response;
+    case CC_E_UNSUPPORTED_PROTOCOL: return ccurl_failure_not_http;
+    case CC_E_BAD_CONTENT_ENCODING: return ccurl_failure_bad_content_encoding;
+    case CC_E_PEER_FAILED_VERIFICATION:
+    case CC_E_SSL_CACERT_BADFILE:
+    case CC_E_SSL_ISSUER_ERROR:
+    case CC_E_SSL_PINNEDPUBKEYNOTMATCH: return ccurl_failure_untrusted_certificate;
+    case CC_E_SSL_CONNECT_ERROR:
+    case CC_E_SSL_CERTPROBLEM:
+    case CC_E_SSL_CIPHER: return ccurl_failure_secure_connection;
+    case CC_E_URL_MALFORMAT: return ccurl_failure_bad_url;
+    case CC_E_READ_ERROR: return ccurl_failure_body_unreadable;
+    case CC_E_WRITE_ERROR:
+    case CC_E_ABORTED_BY_CALLBACK: return ccurl_failure_aborted;
+    default: return ccurl_failure_other;
+    }
+}

@@ -1,0 +1,91 @@
+// A small, fixed-arity C surface over libcurl's easy and multi interfaces, for ConnectionKit's
+// libcurl transport. libcurl is found at run time (dlopen), so building needs no curl headers
+// and no -lcurl; every variadic libcurl call is made here, in C, with the exact argument types.
+#ifndef CCURL_SHIM_H
+#define CCURL_SHIM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/// Loads libcurl once per process and initialises it. Returns NULL on success, or a sentence
+/// saying why it cannot be used (not found, a missing entry point, too old). Thread-safe.
+const char *_Nullable ccurl_load(void);
+
+/// libcurl's version string ("7.88.1"), or NULL when it is not loaded.
+const char *_Nullable ccurl_version(void);
+
+typedef size_t (*_Nonnull ccurl_data_callback)(
+    char *_Nonnull bytes, size_t size, size_t count, void *_Nullable userdata);
+typedef int (*_Nonnull ccurl_progress_callback)(
+    void *_Nullable userdata, int64_t download_total, int64_t downloaded, int64_t upload_total, int64_t uploaded);
+
+/// What a read callback returns to fail the transfer (the body could not be read).
+size_t ccurl_read_abort(void);
+
+// MARK: - Multi
+
+/// A multi handle; NULL when libcurl is not loaded or out of memory.
+void *_Nullable ccurl_multi_new(long max_host_connections, long max_connections);
+void ccurl_multi_free(void *_Nonnull multi);
+/// Returns a CURLMcode (0 = OK).
+int ccurl_multi_perform(void *_Nonnull multi);
+/// Waits for activity, curl's own timers or a wakeup, at most `timeout_ms`.
+int ccurl_multi_poll(void *_Nonnull multi, int timeout_ms);
+/// The one call that is safe from any thread.
+int ccurl_multi_wakeup(void *_Nonnull multi);
+/// Removes the next finished transfer from the multi handle: returns its `userdata` and stores
+/// its CURLcode in `result`; NULL when none is finished.
+void *_Nullable ccurl_multi_next_done(void *_Nonnull multi, int *_Nonnull result);
+
+// MARK: - Transfers
+
+/// How to send one request. Strings are copied by libcurl when the transfer is set up.
+typedef struct {
+    const char *_Nonnull url;
+    const char *_Nonnull method;
+    /// `Name: value` lines; an empty value is sent as `Name;`.
+    const char *_Nonnull const *_Nullable headers;
+    int header_count;
+    /// 0 no body; 1 `body`/`body_length` copied into the transfer; 2 read with `read` (`body_length` bytes).
+    int body_mode;
+    const void *_Nullable body;
+    int64_t body_length;
+    ccurl_data_callback write;
+    ccurl_data_callback header;
+    ccurl_data_callback read;
+    ccurl_progress_callback progress;
+    void *_Nullable userdata;
+} ccurl_request;
+
+/// An easy handle set up for `request` (with its header list and error buffer); NULL on failure,
+/// with the reason in `error` (at least 256 bytes).
+void *_Nullable ccurl_xfer_new(const ccurl_request *_Nonnull request, char *_Nonnull error);
+void ccurl_xfer_free(void *_Nonnull xfer);
+int ccurl_xfer_add(void *_Nonnull multi, void *_Nonnull xfer);
+/// Removes a transfer that has not finished (a cancel). Finished ones are removed by `next_done`.
+int ccurl_xfer_remove(void *_Nonnull multi, void *_Nonnull xfer);
+/// libcurl's message for the transfer's last failure ("" when none).
+const char *_Nonnull ccurl_xfer_error(void *_Nonnull xfer);
+
+/// How a CURLcode reads for a caller.
+typedef enum {
+    ccurl_failure_other = 0,
+    ccurl_failure_cannot_find_host,
+    ccurl_failure_cannot_connect,
+    ccurl_failure_timed_out,
+    ccurl_failure_connection_lost,
+    ccurl_failure_truncated_body,
+    ccurl_failure_empty_reply,
+    ccurl_failure_bad_server_response,
+    ccurl_failure_not_http,
+    ccurl_failure_bad_content_encoding,
+    ccurl_failure_untrusted_certificate,
+    ccurl_failure_secure_connection,
+    ccurl_failure_bad_url,
+    ccurl_failure_body_unreadable,
+    ccurl_failure_aborted,
+} ccurl_failure;
+
+ccurl_failure ccurl_classify(int result);
+
+#endif
