@@ -319,6 +319,7 @@ ccurl_failure ccurl_classify(int result) {
     case CC_E_READ_ERROR: return ccurl_failure_body_unreadable;
     case CC_E_WRITE_ERROR:
     case CC_E_ABORTED_BY_CALLBACK: return ccurl_failure_aborted;
+    case CC_E_OUT_OF_MEMORY: return ccurl_failure_out_of_memory;
     default: return ccurl_failure_other;
     }
 }

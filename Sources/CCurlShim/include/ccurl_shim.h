@@ -84,6 +84,8 @@ typedef enum {
     ccurl_failure_bad_url,
     ccurl_failure_body_unreadable,
     ccurl_failure_aborted,
+    /// Out of memory: how libcurl ends a response header line longer than it accepts.
+    ccurl_failure_out_of_memory,
 } ccurl_failure;
 
 ccurl_failure ccurl_classify(int result);

@@ -50,6 +50,9 @@
                 return error(.cannotOpenFile, "the request body's file could not be read", detail: detail, url: url)
             case ccurl_failure_aborted:
                 return error(.cancelled, "the transfer was cancelled", detail: detail, url: url)
+            case ccurl_failure_out_of_memory where !responseArrived:
+                // libcurl's answer to a header line over its own limit (CURL_MAX_HTTP_HEADER), as over URLSession.
+                return ConnectionError(.responseTooLarge(limit: TransportErrorMapping.libcurlHeaderLineLimit))
             default:
                 // Oversized headers and anything unclassified: the same text matching as for URLSession.
                 var info: [String: Any] = [
