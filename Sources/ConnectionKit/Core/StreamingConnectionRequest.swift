@@ -1,0 +1,216 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// A request whose response is a stream of elements, delivered while it arrives: server-sent events,
+/// JSON lines, a log feed. Subclass it once per endpoint and say how bytes become elements
+/// (``makeDecoder(for:)``) and, if you like, what each element means (``handleElement(_:)``).
+///
+/// ```swift
+/// final class FollowLog: StreamingConnectionRequest<String>, @unchecked Sendable {
+///     override var url: URL? { URL(string: "https://api.example.com/log") }
+///     override func makeDecoder(for response: HTTPURLResponse) throws -> any StreamDecoder<String> {
+///         LineDecoder(maximumLineSize: maximumElementSize)
+///     }
+/// }
+/// ```
+///
+/// Elements reach ``handleElement(_:)`` (default: ``elementHandler``) in order on
+/// ``AnyConnectionRequest/callbackQueue``, which must be serial (`.main`, the default, is), and
+/// ``elements()`` as an `AsyncThrowingStream`. The run then ends exactly once, after the last element:
+/// ``ConnectionRequest/completionHandler`` gets the number of elements received when the server ends
+/// the body; ``AnyConnectionRequest/failureHandler`` gets the error otherwise.
+///
+/// Limits: no limit on the total size of the stream (``AnyConnectionRequest/maximumResponseBodySize``
+/// applies only to a non-2xx body, which is kept for ``AnyConnectionRequest/validate(_:data:)``); one
+/// element at most ``maximumElementSize`` bytes; at most ``maximumBufferedElements`` elements waiting
+/// for a slow consumer. ``AnyConnectionRequest/timeoutInterval`` is the idle timeout: it restarts on
+/// every byte, so heartbeats (an SSE comment line, say) keep a quiet stream alive.
+///
+/// A retry (under ``AnyConnectionRequest/retryPolicy``) makes a new decoder and reads the new response
+/// from its start; ``ServerSentEventsRequest`` resumes with `Last-Event-ID` instead.
+/// - SeeAlso: <doc:streaming>
+open class StreamingConnectionRequest<Element: Sendable>: ConnectionRequest<Int>, @unchecked Sendable {
+    // Safe: the only stored property is a locked box; the rest lives in the base class's locked storage.
+    let streaming = Locked(StreamingState<Element>())
+
+    /// Creates an idle request.
+    public override init() {
+        super.init()
+    }
+
+    // MARK: - Hooks
+
+    /// Makes the decoder that cuts the body of `response` (a 2xx) into elements; called once per
+    /// response. Default: throws, saying that the class must override it (the request then fails as
+    /// `.parsing` without a retry). Throw to refuse a response that is not a stream of yours.
+    open func makeDecoder(for response: HTTPURLResponse) throws -> any StreamDecoder<Element> {
+        throw ConnectionError(
+            .parsing(
+                underlying: MissingParser(
+                    message: "\(Self.self) must override makeDecoder(for:) to stream \(Element.self)")
+            ))
+    }
+
+    /// Handles one element, on ``AnyConnectionRequest/callbackQueue``, in order, before ``elements()``
+    /// gets it. Default: calls ``elementHandler``.
+    open func handleElement(_ element: Element) {
+        let handler = streaming.withLock { $0.elementHandler }
+        handler?(element)
+    }
+
+    /// The largest element in bytes (a line, or an event); a larger one fails the request with
+    /// `ConnectionError.Kind.responseTooLarge(limit:)` whatever the total size of the stream. The
+    /// decoders ConnectionKit ships take it as their limit. Default: 1 MiB
+    /// (``StreamLimits/defaultMaximumElementSize``).
+    open var maximumElementSize: Int { StreamLimits.defaultMaximumElementSize }
+
+    /// How many elements may wait between the transport and a consumer that is not keeping up (not yet
+    /// handled by ``handleElement(_:)``, or not yet taken from ``elements()``). Beyond it a transport
+    /// that can pause stops reading; URLSession cannot, so the request fails with
+    /// `ConnectionError.Kind.streamBufferFull(limit:)` rather than growing. Default: 256.
+    open var maximumBufferedElements: Int { 256 }
+
+    // MARK: - Handlers and state
+
+    /// Called with each element on ``AnyConnectionRequest/callbackQueue`` by the default
+    /// ``handleElement(_:)``. Default `nil`.
+    public var elementHandler: (@Sendable (Element) -> Void)? {
+        get { streaming.withLock { $0.elementHandler } }
+        set { streaming.withLock { $0.elementHandler = newValue } }
+    }
+
+    /// The elements the current (or last) run has received so far.
+    public var elementCount: Int { streaming.withLock { $0.received } }
+
+    /// Starts the request (when the first element is asked for) and returns its elements. The stream
+    /// ends when the run ends: normally after the last element, or by throwing what the failure handler
+    /// gets. Cancelling the iterating Task, or dropping the stream before its end, cancels the request.
+    /// One consumer per run.
+    public func elements() -> AsyncThrowingStream<Element, any Error> {
+        let lifetime = ElementStreamLifetime(channel: ElementChannel(owner: self))
+        return AsyncThrowingStream(unfolding: { try await lifetime.channel.next() })
+    }
+
+    // MARK: - Output plumbing
+
+    /// The number of elements received: the output of a stream that ends.
+    open override func parseCompletionData(_ data: Data, response: HTTPURLResponse) throws -> Int {
+        streaming.withLock { $0.received }
+    }
+
+    override var streamedElementCount: Int? { elementCount }
+
+    override func streamSink(for response: HTTPURLResponse, run: UInt64) throws -> (any BodySink)? {
+        // A non-2xx body is kept whole for `validate(_:data:)`.
+        guard (200..<300).contains(response.statusCode) else { return nil }
+        let decoder = try makeDecoder(for: response)
+        let capacity = max(1, maximumBufferedElements)
+        streaming.withLock { state in
+            if state.run != run { state.beginRun(run) }
+        }
+        let attempt = self.attempt
+        return DecodingSink(
+            decoder: decoder,
+            observe: { [weak self] decoder, elements in
+                self?.decoderDidAdvance(decoder, elements: elements, attempt: attempt)
+            },
+            deliver: { [weak self] elements in
+                try self?.received(elements, run: run, capacity: capacity)
+            })
+    }
+
+    /// The decoder of attempt `attempt` took a chunk and produced `elements` (on the transport's queue).
+    func decoderDidAdvance(_ decoder: any StreamDecoder<Element>, elements: [Element], attempt: Int) {}
+
+    override func runWillEnd(_ run: UInt64, outcome: RunOutcome) {
+        guard case .cancelled = outcome else { return }
+        // Elements already on their way to the callback queue are dropped: nothing after the ending.
+        streaming.withLock { state in
+            if state.run == run { state.cancelled = true }
+        }
+    }
+
+    // MARK: - Delivery
+
+    /// Elements decoded from the body (on the transport's queue): counted, bounded, sent to the callback queue.
+    private func received(_ elements: [Element], run: UInt64, capacity: Int) throws {
+        let overflowing: Bool = streaming.withLock { state in
+            guard state.run == run else { return false }
+            state.received += elements.count
+            state.buffered += elements.count
+            return state.buffered > capacity && !state.paused
+        }
+        if overflowing {
+            let handle = storage.withLock { $0.transfer?.handle }
+            guard let handle, handle.pauseReceiving() else {
+                throw ConnectionError(.streamBufferFull(limit: capacity))
+            }
+            streaming.withLock { state in
+                state.paused = true
+                state.pausedHandle = handle
+                state.capacity = capacity
+            }
+        }
+        callbackQueue.async { self.deliver(elements, run: run) }
+    }
+
+    /// On the callback queue: the hook, then the `elements()` consumer if there is one.
+    private func deliver(_ elements: [Element], run: UInt64) {
+        for (index, element) in elements.enumerated() {
+            let target: (deliver: Bool, channel: ElementChannel<Element>?) = streaming.withLock { state in
+                (state.run == run && !state.cancelled, state.channel)
+            }
+            guard target.deliver else {
+                released(elements.count - index, run: run)
+                return
+            }
+            handleElement(element)
+            if let channel = target.channel {
+                channel.push(element, run: run)
+            } else {
+                released(1, run: run)
+            }
+        }
+    }
+
+    /// `count` elements left the buffer; a paused transfer resumes once half of it is free.
+    func released(_ count: Int, run: UInt64) {
+        let resume: (any TransferHandle)? = streaming.withLock { state in
+            guard state.run == run else { return nil }
+            state.buffered = max(0, state.buffered - count)
+            guard state.paused, state.buffered <= state.capacity / 2 else { return nil }
+            state.paused = false
+            defer { state.pausedHandle = nil }
+            return state.pausedHandle
+        }
+        resume?.resumeReceiving()
+    }
+
+    /// Makes `channel` the consumer of the next run's elements.
+    func attach(_ channel: ElementChannel<Element>) {
+        streaming.withLock { $0.channel = channel }
+    }
+}
+
+/// A streaming request's own state, behind its lock.
+struct StreamingState<Element: Sendable> {
+    var elementHandler: (@Sendable (Element) -> Void)?
+    /// The run the counters below belong to.
+    var run: UInt64 = 0
+    var received = 0
+    /// Received and not yet handed to the consumer.
+    var buffered = 0
+    var cancelled = false
+    var paused = false
+    var pausedHandle: (any TransferHandle)?
+    var capacity = 0
+    var channel: ElementChannel<Element>?
+
+    mutating func beginRun(_ run: UInt64) {
+        self.run = run
+        (received, buffered, cancelled, paused, pausedHandle) = (0, 0, false, false, nil)
+    }
+}
