@@ -25,8 +25,8 @@ import Foundation
 ///
 /// Limits: no limit on the total size of the stream (``AnyConnectionRequest/maximumResponseBodySize``
 /// applies only to a non-2xx body, which is kept for ``AnyConnectionRequest/validate(_:data:)``); one
-/// element at most ``maximumElementSize`` bytes; at most ``maximumBufferedElements`` elements waiting
-/// for a slow consumer. ``AnyConnectionRequest/timeoutInterval`` is the idle timeout: it restarts on
+/// element at most ``maximumElementSize`` bytes; at most ``maximumBufferedElements`` elements and
+/// ``maximumBufferedBytes`` bytes waiting for a slow consumer. ``AnyConnectionRequest/timeoutInterval`` is the idle timeout: it restarts on
 /// every byte, so heartbeats (an SSE comment line, say) keep a quiet stream alive.
 ///
 /// A retry (under ``AnyConnectionRequest/retryPolicy``) makes a new decoder and reads the new response
@@ -68,10 +68,16 @@ open class StreamingConnectionRequest<Element: Sendable>: ConnectionRequest<Int>
     open var maximumElementSize: Int { StreamLimits.defaultMaximumElementSize }
 
     /// How many elements may wait between the transport and a consumer that is not keeping up (not yet
-    /// handled by ``handleElement(_:)``, or not yet taken from ``elements()``). Beyond it a transport
-    /// that can pause stops reading; URLSession cannot, so the request fails with
-    /// `ConnectionError.Kind.streamBufferFull(limit:)` rather than growing. Default: 256.
-    open var maximumBufferedElements: Int { 256 }
+    /// handled by ``handleElement(_:)``, or not yet taken from ``elements()``). Beyond it, or beyond
+    /// ``maximumBufferedBytes``, a transport that can pause stops reading; URLSession cannot, so the
+    /// request fails with `ConnectionError.Kind.streamBufferFull(limit:)` rather than growing.
+    /// Default: 4096.
+    open var maximumBufferedElements: Int { 4096 }
+
+    /// How many bytes of the body (counted as received, shared evenly among the elements a chunk
+    /// completed) may wait for a consumer that is not keeping up; see ``maximumBufferedElements``.
+    /// Default: 16 MiB.
+    open var maximumBufferedBytes: Int { 16 * 1024 * 1024 }
 
     // MARK: - Handlers and state
 
@@ -107,7 +113,8 @@ open class StreamingConnectionRequest<Element: Sendable>: ConnectionRequest<Int>
         // A non-2xx body is kept whole for `validate(_:data:)`.
         guard (200..<300).contains(response.statusCode) else { return nil }
         let decoder = try makeDecoder(for: response)
-        let capacity = max(1, maximumBufferedElements)
+        let capacity = BufferCapacity(
+            elements: max(1, maximumBufferedElements), bytes: max(maximumElementSize, maximumBufferedBytes))
         streaming.withLock { state in
             if state.run != run { state.beginRun(run) }
         }
@@ -117,8 +124,8 @@ open class StreamingConnectionRequest<Element: Sendable>: ConnectionRequest<Int>
             observe: { [weak self] decoder, elements in
                 self?.decoderDidAdvance(decoder, elements: elements, attempt: attempt)
             },
-            deliver: { [weak self] elements in
-                try self?.received(elements, run: run, capacity: capacity)
+            deliver: { [weak self] elements, bytes in
+                try self?.received(elements, bytes: bytes, run: run, capacity: capacity)
             })
     }
 
@@ -135,18 +142,25 @@ open class StreamingConnectionRequest<Element: Sendable>: ConnectionRequest<Int>
 
     // MARK: - Delivery
 
-    /// Elements decoded from the body (on the transport's queue): counted, bounded, sent to the callback queue.
-    private func received(_ elements: [Element], run: UInt64, capacity: Int) throws {
+    /// Elements decoded from `bytes` of the body (on the transport's queue): counted, bounded, sent to the
+    /// callback queue.
+    private func received(_ elements: [Element], bytes: Int, run: UInt64, capacity: BufferCapacity) throws {
+        let weight = bytes / elements.count
+        let batch = zip(elements, [weight + bytes % elements.count] + repeatElement(weight, count: elements.count - 1))
+            .map { BufferedElement(element: $0, bytes: $1) }
         let overflowing: Bool = streaming.withLock { state in
             guard state.run == run else { return false }
             state.received += elements.count
-            state.buffered += elements.count
-            return state.buffered > capacity && !state.paused
+            state.buffered.elements += elements.count
+            state.buffered.bytes += bytes
+            return state.buffered.exceeds(capacity) && !state.paused
         }
         if overflowing {
             let handle = storage.withLock { $0.transfer?.handle }
             guard let handle, handle.pauseReceiving() else {
-                throw ConnectionError(.streamBufferFull(limit: capacity))
+                let full = streaming.withLock { $0.buffered.elements > capacity.elements }
+                let limit = full ? capacity.elements : capacity.bytes
+                throw ConnectionError(.streamBufferFull(limit: limit))
             }
             streaming.withLock { state in
                 state.paused = true
@@ -154,34 +168,36 @@ open class StreamingConnectionRequest<Element: Sendable>: ConnectionRequest<Int>
                 state.capacity = capacity
             }
         }
-        callbackQueue.async { self.deliver(elements, run: run) }
+        callbackQueue.async { self.deliver(batch, run: run) }
     }
 
     /// On the callback queue: the hook, then the `elements()` consumer if there is one.
-    private func deliver(_ elements: [Element], run: UInt64) {
-        for (index, element) in elements.enumerated() {
+    private func deliver(_ batch: [BufferedElement<Element>], run: UInt64) {
+        for (index, item) in batch.enumerated() {
             let target: (deliver: Bool, channel: ElementChannel<Element>?) = streaming.withLock { state in
                 (state.run == run && !state.cancelled, state.channel)
             }
             guard target.deliver else {
-                released(elements.count - index, run: run)
+                released(batch[index...].reduce(0) { $0 + $1.bytes }, count: batch.count - index, run: run)
                 return
             }
-            handleElement(element)
+            handleElement(item.element)
             if let channel = target.channel {
-                channel.push(element, run: run)
+                channel.push(item, run: run)
             } else {
-                released(1, run: run)
+                released(item.bytes, count: 1, run: run)
             }
         }
     }
 
-    /// `count` elements left the buffer; a paused transfer resumes once half of it is free.
-    func released(_ count: Int, run: UInt64) {
+    /// `count` elements (`bytes` in all) left the buffer; a paused transfer resumes once half of it is free.
+    func released(_ bytes: Int, count: Int, run: UInt64) {
         let resume: (any TransferHandle)? = streaming.withLock { state in
             guard state.run == run else { return nil }
-            state.buffered = max(0, state.buffered - count)
-            guard state.paused, state.buffered <= state.capacity / 2 else { return nil }
+            state.buffered.elements = max(0, state.buffered.elements - count)
+            state.buffered.bytes = max(0, state.buffered.bytes - bytes)
+            let half = BufferCapacity(elements: state.capacity.elements / 2, bytes: state.capacity.bytes / 2)
+            guard state.paused, !state.buffered.exceeds(half) else { return nil }
             state.paused = false
             defer { state.pausedHandle = nil }
             return state.pausedHandle
@@ -202,15 +218,32 @@ struct StreamingState<Element: Sendable> {
     var run: UInt64 = 0
     var received = 0
     /// Received and not yet handed to the consumer.
-    var buffered = 0
+    var buffered = BufferCapacity(elements: 0, bytes: 0)
     var cancelled = false
     var paused = false
     var pausedHandle: (any TransferHandle)?
-    var capacity = 0
+    var capacity = BufferCapacity(elements: 0, bytes: 0)
     var channel: ElementChannel<Element>?
 
     mutating func beginRun(_ run: UInt64) {
         self.run = run
-        (received, buffered, cancelled, paused, pausedHandle) = (0, 0, false, false, nil)
+        (received, cancelled, paused, pausedHandle) = (0, false, false, nil)
+        buffered = BufferCapacity(elements: 0, bytes: 0)
     }
+}
+
+/// A number of elements and of bytes: a bound, or what the buffer holds.
+struct BufferCapacity: Sendable {
+    var elements: Int
+    var bytes: Int
+
+    func exceeds(_ capacity: BufferCapacity) -> Bool {
+        elements > capacity.elements || bytes > capacity.bytes
+    }
+}
+
+/// An element on its way to the consumer, with its share of the body's bytes.
+struct BufferedElement<Element: Sendable>: Sendable {
+    let element: Element
+    let bytes: Int
 }

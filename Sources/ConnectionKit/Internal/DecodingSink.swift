@@ -4,13 +4,13 @@ import Foundation
 /// the decoder's unfinished element (so a stream has no total size limit).
 final class DecodingSink<Element: Sendable>: BodySink {
     private var decoder: any StreamDecoder<Element>
-    private let deliver: ([Element]) throws -> Void
+    private let deliver: ([Element], Int) throws -> Void
     /// Sees the decoder after every chunk (a server-sent events request reads its last event ID).
     private let observe: (any StreamDecoder<Element>, [Element]) -> Void
 
     init(
         decoder: any StreamDecoder<Element>, observe: @escaping (any StreamDecoder<Element>, [Element]) -> Void,
-        deliver: @escaping ([Element]) throws -> Void
+        deliver: @escaping ([Element], Int) throws -> Void
     ) {
         self.decoder = decoder
         self.observe = observe
@@ -20,12 +20,12 @@ final class DecodingSink<Element: Sendable>: BodySink {
     func append(_ data: Data) throws {
         let elements = try Self.parsing { try decoder.decode(data) }
         observe(decoder, elements)
-        if !elements.isEmpty { try deliver(elements) }
+        if !elements.isEmpty { try deliver(elements, data.count) }
     }
 
     func finish() throws -> CompletedBody {
         let elements = try Self.parsing { try decoder.finish() }
-        if !elements.isEmpty { try deliver(elements) }
+        if !elements.isEmpty { try deliver(elements, 0) }
         return .memory(Data())
     }
 

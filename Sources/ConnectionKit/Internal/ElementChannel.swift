@@ -5,7 +5,7 @@ import Foundation
 final class ElementChannel<Element: Sendable>: @unchecked Sendable {
     // Safe: every mutable stored property lives in `state`, behind its lock.
     private struct State {
-        var queue: [(element: Element, run: UInt64)] = []
+        var queue: [(item: BufferedElement<Element>, run: UInt64)] = []
         var head = 0
         var ending: Result<Void, any Error>?
         var waiting: CheckedContinuation<Element?, any Error>?
@@ -32,7 +32,7 @@ final class ElementChannel<Element: Sendable>: @unchecked Sendable {
         }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Element?, any Error>) in
-                let ready: Result<(Element, UInt64)?, any Error>? = state.withLock { state in
+                let ready: Result<(BufferedElement<Element>, UInt64)?, any Error>? = state.withLock { state in
                     if state.head < state.queue.count {
                         let item = state.queue[state.head]
                         state.head += 1
@@ -51,8 +51,8 @@ final class ElementChannel<Element: Sendable>: @unchecked Sendable {
                     }
                 }
                 guard let ready else { return }
-                if case .success(let item?) = ready { owner?.released(1, run: item.1) }
-                continuation.resume(with: ready.map { $0?.0 })
+                if case .success(let item?) = ready { owner?.released(item.0.bytes, count: 1, run: item.1) }
+                continuation.resume(with: ready.map { $0?.0.element })
             }
         } onCancel: { [weak owner] in
             owner?.cancel()
@@ -60,19 +60,19 @@ final class ElementChannel<Element: Sendable>: @unchecked Sendable {
     }
 
     /// A new element (on the callback queue).
-    func push(_ element: Element, run: UInt64) {
+    func push(_ item: BufferedElement<Element>, run: UInt64) {
         let waiting: CheckedContinuation<Element?, any Error>? = state.withLock { state in
             guard state.ending == nil else { return nil }
             guard let waiting = state.waiting else {
-                state.queue.append((element, run))
+                state.queue.append((item, run))
                 return nil
             }
             state.waiting = nil
             return waiting
         }
         guard let waiting else { return }
-        owner?.released(1, run: run)
-        waiting.resume(returning: element)
+        owner?.released(item.bytes, count: 1, run: run)
+        waiting.resume(returning: item.element)
     }
 
     /// The run ended: elements still queued are delivered first, unless it was cancelled.
