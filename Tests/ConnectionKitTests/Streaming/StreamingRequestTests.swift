@@ -8,7 +8,7 @@ import Testing
 #endif
 
 /// A server-sent events endpoint at a given URL, with test-sized settings.
-final class Feed: ServerSentEventsRequest, @unchecked Sendable {
+class Feed: ServerSentEventsRequest, @unchecked Sendable {
     // Safe: every stored property is an immutable `let`.
     let target: URL
     let policy: RetryPolicy
