@@ -18,7 +18,14 @@ final class DecodingSink<Element: Sendable>: BodySink {
     }
 
     func append(_ data: Data) throws {
-        let elements = try Self.parsing { try decoder.decode(data) }
+        var elements: [Element] = []
+        do {
+            try Self.parsing { try decoder.decode(data, into: &elements) }
+        } catch {
+            // The elements before the bad one go out first; the failure ends the run after them.
+            if !elements.isEmpty { try? deliver(elements, data.count) }
+            throw error
+        }
         observe(decoder, elements)
         if !elements.isEmpty { try deliver(elements, data.count) }
     }

@@ -19,6 +19,11 @@ final class StreamRecorder<Element: Sendable>: Sendable {
         request.failureHandler = { [self] in record(.ending(.failure($0))) }
     }
 
+    /// Records a failure from a handler a test installed in place of the recorder's.
+    func recordFailure(_ error: any Error) {
+        record(.ending(.failure(error)))
+    }
+
     private func record(_ entry: Entry) {
         entries.withLock { $0.append(entry) }
         let waiting = signals.withLock { signals in

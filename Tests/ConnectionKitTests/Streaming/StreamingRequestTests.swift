@@ -100,8 +100,13 @@ struct StreamingRequestTests {
         defer { live.cancel() }
         let snapshot = try #require(ConnectionRegistry.shared.snapshot().first { $0.identifier == live.identifier })
         #expect(snapshot.elementCount == 0)
-        let plain = ConnectionRegistry.shared.snapshot().filter { $0.typeName != "Feed" }
-        #expect(plain.allSatisfy { $0.elementCount == nil })
+        server.route("/plain") { _ in TestResponse(delayBeforeHeaders: 5) }
+        let plain = FetchData(server.url("/plain"))
+        plain.start()
+        defer { plain.cancel() }
+        let plainSnapshot = try #require(
+            ConnectionRegistry.shared.snapshot().first { $0.identifier == plain.identifier })
+        #expect(plainSnapshot.elementCount == nil)
         live.cancel()
         await liveRecorder.wait { !$0.endings.isEmpty }
     }

@@ -23,12 +23,17 @@ public struct JSONLinesDecoder<Value: Decodable & Sendable>: StreamDecoder {
 
     /// Returns the values of the lines `chunk` completed.
     public mutating func decode(_ chunk: Data) throws -> [Value] {
-        var values: [Value] = []
+        var elements: [Value] = []
+        try decode(chunk, into: &elements)
+        return elements
+    }
+
+    /// Appends the elements `chunk` completed to `elements` (those before an error included).
+    public mutating func decode(_ chunk: Data, into values: inout [Value]) throws {
         let (decoder, skips) = (self.decoder, skipsInvalidLines)
         try splitter.split(chunk) { line, number in
             try Self.decodeLine(line, number: number, decoder: decoder, skipsInvalidLines: skips, into: &values)
         }
-        return values
     }
 
     /// Returns the value of an unterminated last line, if any.

@@ -15,9 +15,14 @@ public struct LineDecoder: StreamDecoder {
 
     /// Returns the lines `chunk` completed.
     public mutating func decode(_ chunk: Data) throws -> [String] {
-        var lines: [String] = []
+        var elements: [String] = []
+        try decode(chunk, into: &elements)
+        return elements
+    }
+
+    /// Appends the elements `chunk` completed to `elements` (those before an error included).
+    public mutating func decode(_ chunk: Data, into lines: inout [String]) throws {
         try splitter.split(chunk) { line, _ in lines.append(String(decoding: line, as: UTF8.self)) }
-        return lines
     }
 
     /// Returns the unterminated last line, if any.

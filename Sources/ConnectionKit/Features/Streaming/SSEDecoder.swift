@@ -44,7 +44,13 @@ public struct SSEDecoder: StreamDecoder {
 
     /// Returns the events `chunk` completed.
     public mutating func decode(_ chunk: Data) throws -> [ServerSentEvent] {
-        var events: [ServerSentEvent] = []
+        var elements: [ServerSentEvent] = []
+        try decode(chunk, into: &elements)
+        return elements
+    }
+
+    /// Appends the elements `chunk` completed to `elements` (those before an error included).
+    public mutating func decode(_ chunk: Data, into events: inout [ServerSentEvent]) throws {
         try chunk.withUnsafeBytes { raw in
             let bytes = raw.bindMemory(to: UInt8.self)
             var index = 0
@@ -77,7 +83,6 @@ public struct SSEDecoder: StreamDecoder {
             }
             pending.append(contentsOf: bytes[start...])
         }
-        return events
     }
 
     /// Returns nothing: an event the body left unfinished is discarded, as the specification says.

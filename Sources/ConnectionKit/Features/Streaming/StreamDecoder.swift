@@ -16,9 +16,22 @@ public protocol StreamDecoder<Element> {
     /// Takes the next chunk of the body and returns the elements it completed, in order.
     mutating func decode(_ chunk: Data) throws -> [Element]
 
+    /// Takes the next chunk and appends the elements it completed to `elements`. When it throws, the
+    /// elements appended before the bad one are still delivered, before the failure. Default: appends
+    /// what ``decode(_:)`` returns (so a throw loses the chunk's earlier elements); the decoders
+    /// ConnectionKit ships implement it.
+    mutating func decode(_ chunk: Data, into elements: inout [Element]) throws
+
     /// The body ended: returns what the last chunk left complete (or throws if an unfinished element
     /// is an error for this format).
     mutating func finish() throws -> [Element]
+}
+
+extension StreamDecoder {
+    /// Appends what ``decode(_:)`` returns.
+    public mutating func decode(_ chunk: Data, into elements: inout [Element]) throws {
+        elements += try decode(chunk)
+    }
 }
 
 /// Limits shared by the decoders.
