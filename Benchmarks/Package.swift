@@ -27,6 +27,7 @@ let package = Package(
         .executableTarget(name: "FileBench", dependencies: kit),
         .executableTarget(name: "ClientUpload", dependencies: kit),
         .executableTarget(name: "Soak", dependencies: kit),
+        .executableTarget(name: "StreamBench", dependencies: kit),
     ],
     swiftLanguageModes: [.v6]
 )

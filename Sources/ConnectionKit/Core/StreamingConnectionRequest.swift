@@ -209,6 +209,13 @@ open class StreamingConnectionRequest<Element: Sendable>: ConnectionRequest<Int>
     func attach(_ channel: ElementChannel<Element>) {
         streaming.withLock { $0.channel = channel }
     }
+
+    /// `channel`'s consumer is done: later runs deliver to the handler only.
+    func detach(_ channel: ElementChannel<Element>) {
+        streaming.withLock { state in
+            if state.channel === channel { state.channel = nil }
+        }
+    }
 }
 
 /// A streaming request's own state, behind its lock.

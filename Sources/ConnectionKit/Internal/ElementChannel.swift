@@ -61,14 +61,19 @@ final class ElementChannel<Element: Sendable>: @unchecked Sendable {
 
     /// A new element (on the callback queue).
     func push(_ item: BufferedElement<Element>, run: UInt64) {
-        let waiting: CheckedContinuation<Element?, any Error>? = state.withLock { state in
-            guard state.ending == nil else { return nil }
+        let (waiting, accepted): (CheckedContinuation<Element?, any Error>?, Bool) = state.withLock { state in
+            guard state.ending == nil else { return (nil, false) }
             guard let waiting = state.waiting else {
                 state.queue.append((item, run))
-                return nil
+                return (nil, true)
             }
             state.waiting = nil
-            return waiting
+            return (waiting, true)
+        }
+        guard accepted else {
+            // The consumer is done: the element leaves the buffer unseen.
+            owner?.released(item.bytes, count: 1, run: run)
+            return
         }
         guard let waiting else { return }
         owner?.released(item.bytes, count: 1, run: run)
@@ -87,6 +92,7 @@ final class ElementChannel<Element: Sendable>: @unchecked Sendable {
             defer { state.waiting = nil }
             return state.waiting
         }
+        owner?.detach(self)
         waiting?.resume(with: result.map { nil })
     }
 }

@@ -146,14 +146,18 @@ struct StreamLimitsTests {
     func slowConsumer() async throws {
         let server = try TestServer.started()
         defer { server.stop() }
-        // 1 GiB offered (1 KiB events); the consumer takes 1 ms per event.
-        fastEvents(server, path: "/firehose", count: 1024 * 1024, size: 1000)
-        let request = Feed(server.url("/firehose"), bufferLimit: 64)
-        let recorder = StreamRecorder(request)
-        request.elementHandler = { _ in Thread.sleep(forTimeInterval: 0.001) }  // the slow consumer
-        request.failureHandler = { error in
-            recorder.recordFailure(error)
+        // 1 GiB offered, 16 events of 1 KB every millisecond (about 16 MB/s, below what URLSession reads
+        // ahead on its own); the consumer takes 1 ms per event (1 MB/s).
+        let chunk = Data(String(repeating: "data: \(String(repeating: "z", count: 1000))\n\n", count: 16).utf8)
+        server.route("/firehose") { _ in
+            var response = TestResponse.eventStream([])
+            response.body = .stream(interval: 0.001, next: { $0 < 65_536 ? chunk : nil })
+            return response
         }
+        let request = Feed(server.url("/firehose"), bufferLimit: 64)
+        // Its own queue: the sleeping consumer must not delay other tests' callbacks.
+        let recorder = StreamRecorder(request, queue: DispatchQueue(label: "slow consumer"))
+        request.elementHandler = { _ in Thread.sleep(forTimeInterval: 0.001) }  // the slow consumer
         let before = residentMemory() ?? 0
         request.start()
         let error = try await recorder.connectionError()

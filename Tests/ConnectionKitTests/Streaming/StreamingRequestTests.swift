@@ -77,6 +77,30 @@ struct StreamingRequestTests {
         #expect(request.state == .finished)
     }
 
+    @Test("a request run through elements() can run again with handlers: every element reaches the handler")
+    func runAgainAfterElements() async throws {
+        let server = try TestServer.started()
+        defer { server.stop() }
+        // More events than the buffer holds, one at a time: the second run fails unless every one of
+        // its elements leaves the buffer.
+        server.route("/feed") { _ in .eventStream((1...6).map { "data: \($0)\n\n" }, interval: 0.05) }
+        let request = Feed(server.url("/feed"), bufferLimit: 4)
+        request.callbackQueue = testCallbackQueue
+        var first: [String] = []
+        for try await event in request.elements() {
+            first.append(event.data)
+        }
+        #expect(first == ["1", "2", "3", "4", "5", "6"])
+        let recorder = StreamRecorder(request)
+        request.start()
+        await recorder.wait { !$0.endings.isEmpty }
+        #expect(recorder.elements.map(\.data) == ["1", "2", "3", "4", "5", "6"])
+        guard case .success(6)? = recorder.endings.first else {
+            Issue.record("expected success with 6 elements, got \(recorder.endings)")
+            return
+        }
+    }
+
     @Test("the registry snapshot shows the element count while streaming; progress reports the bytes")
     func snapshotAndProgress() async throws {
         let server = try TestServer.started()
