@@ -10,13 +10,17 @@ final class ElementChannel<Element: Sendable>: @unchecked Sendable {
         var ending: Result<Void, any Error>?
         var waiting: CheckedContinuation<Element?, any Error>?
         var started = false
+        /// Strong until the run ends, so that `SomeRequest().elements()` keeps its request alive; the
+        /// cycle with the request's `channel` is broken by ``end(_:)``.
+        var owner: StreamingConnectionRequest<Element>?
     }
 
     private let state = Locked(State())
-    private weak var owner: StreamingConnectionRequest<Element>?
+
+    private var owner: StreamingConnectionRequest<Element>? { state.withLock { $0.owner } }
 
     init(owner: StreamingConnectionRequest<Element>) {
-        self.owner = owner
+        state.withLock { $0.owner = owner }
     }
 
     /// The next element, `nil` at the end; starts the request on the first call. Cancelling the
@@ -54,7 +58,7 @@ final class ElementChannel<Element: Sendable>: @unchecked Sendable {
                 if case .success(let item?) = ready { owner?.released(item.0.bytes, count: 1, run: item.1) }
                 continuation.resume(with: ready.map { $0?.0.element })
             }
-        } onCancel: { [weak owner] in
+        } onCancel: { [owner] in
             owner?.cancel()
         }
     }
@@ -82,9 +86,11 @@ final class ElementChannel<Element: Sendable>: @unchecked Sendable {
 
     /// The run ended: elements still queued are delivered first, unless it was cancelled.
     func end(_ result: Result<Void, any Error>) {
+        let owner = self.owner
         let waiting: CheckedContinuation<Element?, any Error>? = state.withLock { state in
             guard state.ending == nil else { return nil }
             state.ending = result
+            state.owner = nil
             if case .failure(let error as ConnectionError) = result, error.isCancelled {
                 state.queue.removeAll()
                 state.head = 0
