@@ -144,7 +144,8 @@ func slowConsumer(server: TestServer, megabytes: Int) async {
 let megabytes = CommandLine.arguments.dropFirst().first.flatMap { Int($0) } ?? 1024
 try decoderAlone()
 let server = try TestServer.started()
+// First, so that the peak (VmHWM, process-wide) is this run's.
+await slowConsumer(server: server, megabytes: megabytes)
 await wholeRequest(server: server, events: 1_000_000, buffered: 4096)
 await wholeRequest(server: server, events: 1_000_000, buffered: 1 << 22)
-await slowConsumer(server: server, megabytes: megabytes)
 server.stop()

@@ -40,7 +40,8 @@ public struct ConnectionError: Error, Sendable, LocalizedError, CustomStringConv
         case responseTooLarge(limit: Int64)
         /// Redirects were followed `limit` times without reaching a final response.
         case tooManyRedirects(limit: Int)
-        /// A streaming request's consumer fell behind: `limit` elements were waiting and the transport
+        /// A streaming request's consumer fell behind: more than `limit` elements (or, when `limit` is
+        /// ``StreamingConnectionRequest/maximumBufferedBytes``, bytes) were waiting and the transport
         /// could not pause (URLSession cannot). See ``StreamingConnectionRequest/maximumBufferedElements``.
         case streamBufferFull(limit: Int)
         /// Any other error, e.g. one thrown by an overridden hook.
@@ -142,7 +143,7 @@ public struct ConnectionError: Error, Sendable, LocalizedError, CustomStringConv
         case .tooManyRedirects(let limit):
             return "\(name) failed: more than \(limit) redirects."
         case .streamBufferFull(let limit):
-            return "\(name) failed: its consumer fell behind by more than \(limit) elements."
+            return "\(name) failed: its consumer fell behind by more than \(limit) elements or bytes."
         case .other(let error):
             return "\(name) failed: \(Self.describe(error))"
         }

@@ -148,19 +148,19 @@ open class StreamingConnectionRequest<Element: Sendable>: ConnectionRequest<Int>
         let weight = bytes / elements.count
         let batch = zip(elements, [weight + bytes % elements.count] + repeatElement(weight, count: elements.count - 1))
             .map { BufferedElement(element: $0, bytes: $1) }
-        let overflowing: Bool = streaming.withLock { state in
-            guard state.run == run else { return false }
+        // The bound that was exceeded (elements first), or nil.
+        let exceeded: Int? = streaming.withLock { state in
+            guard state.run == run else { return nil }
             state.received += elements.count
             state.buffered.elements += elements.count
             state.buffered.bytes += bytes
-            return state.buffered.exceeds(capacity) && !state.paused
+            guard state.buffered.exceeds(capacity), !state.paused else { return nil }
+            return state.buffered.elements > capacity.elements ? capacity.elements : capacity.bytes
         }
-        if overflowing {
+        if let exceeded {
             let handle = storage.withLock { $0.transfer?.handle }
             guard let handle, handle.pauseReceiving() else {
-                let full = streaming.withLock { $0.buffered.elements > capacity.elements }
-                let limit = full ? capacity.elements : capacity.bytes
-                throw ConnectionError(.streamBufferFull(limit: limit))
+                throw ConnectionError(.streamBufferFull(limit: exceeded))
             }
             streaming.withLock { state in
                 state.paused = true
