@@ -29,6 +29,7 @@ let package = Package(
         .executableTarget(name: "Soak", dependencies: kit),
         .executableTarget(name: "InspectorBench", dependencies: kit),
         .executableTarget(name: "OfflineQueueBench", dependencies: kit),
+        .executableTarget(name: "StreamBench", dependencies: kit),
     ],
     swiftLanguageModes: [.v6]
 )

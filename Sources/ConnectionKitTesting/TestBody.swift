@@ -19,4 +19,9 @@ public enum TestBody: Sendable {
     /// held in memory. `Content-Length` is `length`. The same bytes come from
     /// ``generatedBytes(length:seed:)`` and ``forEachGeneratedBlock(length:seed:blockSize:_:)``.
     case generated(length: Int64, seed: UInt8)
+
+    /// `Transfer-Encoding: chunked`, one chunk per value of `next(0)`, `next(1)`, … until it returns `nil`,
+    /// with `interval` seconds before every chunk after the first: a stream that can be endless (it stops
+    /// when the client goes away). Empty values are skipped. See ``TestResponse/eventStream(_:interval:thenDrop:)``.
+    case stream(interval: TimeInterval, next: @Sendable (Int) -> Data?)
 }

@@ -14,6 +14,23 @@ enum Commands {
         return !events.isEmpty
     }
 
+    /// `follow`: prints the first `count` check-ins of the live feed, then stops following (leaving the
+    /// loop cancels the request).
+    static func follow(count: Int) async -> Bool {
+        Terminal.line("Following the live check-ins:")
+        var seen = 0
+        do {
+            for try await checkIn in FollowCheckIns().elements() {
+                seen += 1
+                Terminal.line("  #\(checkIn.lastEventID)  \(checkIn.data)")
+                if seen == count { break }
+            }
+        } catch {
+            return false
+        }
+        return seen == count
+    }
+
     /// `login`: logs in and keeps the token. A wrong name or password gets the generic message that
     /// ConnectionKit gives every 401/403, never which of the two was wrong.
     static func login(user: String, password: String) async -> Bool {

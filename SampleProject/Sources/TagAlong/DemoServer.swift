@@ -44,9 +44,19 @@ final class DemoServer: Sendable {
         try server.start(port: port)
     }
 
+    /// What the live feed says, in order.
+    private static let checkIns = (1...50).map { number in
+        "\(["ada", "grace", "alan", "edsger", "barbara"][number % 5]) tags along to \(events[number % events.count].name)"
+    }
+
     private func addRoutes() {
         let microposts = self.microposts
         server.route("GET", "/events.json") { _ in .json(Self.events) }
+        // The live feed: a check-in every 0.2 s; the connection drops after every three, and the
+        // feed resumes after the Last-Event-ID the app sends back.
+        server.route("GET", "/live") { request in
+            .resumableEventStream(Self.checkIns, answering: request, perConnection: 3, interval: 0.2, retry: 100)
+        }
 
         server.route("POST", "/session.json") { request in
             guard request.header("Authorization") == Self.basic("\(Self.user):\(Self.password)") else {

@@ -9,6 +9,7 @@ struct Options: Sendable {
         case login(user: String, password: String)
         case post(text: String)
         case download(destination: String?)
+        case follow(count: Int)
         case help
     }
 
@@ -40,6 +41,9 @@ struct Options: Sendable {
                                         reached, the post is queued in the offline queue and delivered later.
           download [--to PATH]          Downloads the event flyer to PATH (default: ./flyer.pdf) with a
                                         progress bar.
+          follow [--count N]            Follows the live check-in feed (server-sent events) and prints
+                                        the first N check-ins (default 5). The demo server drops the
+                                        connection every few events; the feed resumes with Last-Event-ID.
           help, --help, -h              Shows this text.
 
         OPTIONS
@@ -66,6 +70,7 @@ struct Options: Sendable {
         var user: String?
         var password: String?
         var destination: String?
+        var count = 5
         var index = 0
         func value(after flag: String) throws -> String {
             index += 1
@@ -93,6 +98,10 @@ struct Options: Sendable {
             case "--user": user = try value(after: argument)
             case "--password": password = try value(after: argument)
             case "--to": destination = try value(after: argument)
+            case "--count":
+                let text = try value(after: argument)
+                guard let number = Int(text), number > 0 else { throw UsageError("--count needs a positive number") }
+                count = number
             default:
                 if argument.hasPrefix("--") { throw UsageError("unknown option \(argument)") }
                 positional.append(argument)
@@ -114,6 +123,7 @@ struct Options: Sendable {
             }
             options.command = .post(text: positional[1])
         case "download": options.command = .download(destination: destination)
+        case "follow": options.command = .follow(count: count)
         case "help": options.command = .help
         case let other?: throw UsageError("unknown command \(other)")
         }

@@ -101,6 +101,8 @@ case .download(let destination):
         destination.map { URL(fileURLWithPath: $0) }
         ?? URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent("flyer.pdf")
     succeeded = await Commands.download(to: file, debug: options.debug)
+case .follow(let count):
+    succeeded = await Commands.follow(count: count)
 case .help:
     succeeded = true
 }

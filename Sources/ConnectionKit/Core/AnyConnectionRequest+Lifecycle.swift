@@ -342,6 +342,7 @@ extension AnyConnectionRequest {
                 return (state.callbackQueue, transfer, state.takeTimers())
             }
         guard let ending else { return false }
+        runWillEnd(run, outcome: outcome)
         // Stops the transfer's events at once; its body is dropped below, off the caller's thread.
         ending.transfer?.handle.cancel()
         ending.timers.forEach { $0.cancel() }

@@ -55,6 +55,16 @@ extension AnyConnectionRequest {
                 break
             }
         }
+        do {
+            if let sink = try streamSink(for: response, run: run) { return .stream(sink) }
+        } catch {
+            // The answer is not a stream this request can read (an event stream answered with 204 or
+            // another content type): not retried, whatever the policy.
+            if claimTransfer(run: run, serial: serial) != nil {
+                finish(run: run, outcome: .failure(contextualize(error, as: { .parsing(underlying: $0) })))
+            }
+            return .ignore
+        }
         if let expected, expected > limit {
             attemptFailed(
                 run: run, serial: serial, error: ConnectionError(.responseTooLarge(limit: limit)),

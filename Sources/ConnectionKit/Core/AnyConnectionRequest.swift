@@ -264,6 +264,22 @@ open class AnyConnectionRequest: @unchecked Sendable, CustomDebugStringConvertib
         resolveWaiters(with: .success(output))
     }
 
+    // MARK: - Streaming (overridden by StreamingConnectionRequest)
+
+    /// The sink that decodes the body of `response` as it arrives, or `nil` to buffer it as usual.
+    /// Throws when the response cannot be a stream; the run then fails without a retry.
+    func streamSink(for response: HTTPURLResponse, run: UInt64) throws -> (any BodySink)? {
+        nil
+    }
+
+    /// The number of elements the current (or last) run received, for snapshots; `nil` when the
+    /// request does not stream.
+    var streamedElementCount: Int? { nil }
+
+    /// Run `run` was just claimed to end with `outcome` (called once per run, on any thread, before
+    /// the ending is delivered).
+    func runWillEnd(_ run: UInt64, outcome: RunOutcome) {}
+
     // MARK: - Handlers and settings
 
     /// Called with any failure, on ``callbackQueue``, after ``parseError(_:)`` mapped it. Default `nil`.

@@ -40,6 +40,10 @@ public struct ConnectionError: Error, Sendable, LocalizedError, CustomStringConv
         case responseTooLarge(limit: Int64)
         /// Redirects were followed `limit` times without reaching a final response.
         case tooManyRedirects(limit: Int)
+        /// A streaming request's consumer fell behind: more than `limit` elements (or, when `limit` is
+        /// ``StreamingConnectionRequest/maximumBufferedBytes``, bytes) were waiting and the transport
+        /// could not pause (URLSession cannot). See ``StreamingConnectionRequest/maximumBufferedElements``.
+        case streamBufferFull(limit: Int)
         /// Any other error, e.g. one thrown by an overridden hook.
         case other(underlying: any Error)
     }
@@ -105,7 +109,8 @@ public struct ConnectionError: Error, Sendable, LocalizedError, CustomStringConv
         switch kind {
         case .transport(let error): return error
         case .parsing(let error), .fileSystem(let error), .other(let error): return error
-        case .cancelled, .timedOut, .invalidRequest, .unacceptableStatusCode, .responseTooLarge, .tooManyRedirects:
+        case .cancelled, .timedOut, .invalidRequest, .unacceptableStatusCode, .responseTooLarge, .tooManyRedirects,
+            .streamBufferFull:
             return nil
         }
     }
@@ -137,6 +142,8 @@ public struct ConnectionError: Error, Sendable, LocalizedError, CustomStringConv
             return "\(name) failed: the response is larger than its limit of \(limit) bytes."
         case .tooManyRedirects(let limit):
             return "\(name) failed: more than \(limit) redirects."
+        case .streamBufferFull(let limit):
+            return "\(name) failed: its consumer fell behind by more than \(limit) elements or bytes."
         case .other(let error):
             return "\(name) failed: \(Self.describe(error))"
         }
@@ -165,6 +172,7 @@ public struct ConnectionError: Error, Sendable, LocalizedError, CustomStringConv
         case .fileSystem: return "fileSystem"
         case .responseTooLarge: return "responseTooLarge"
         case .tooManyRedirects: return "tooManyRedirects"
+        case .streamBufferFull: return "streamBufferFull"
         case .other: return "other"
         }
     }

@@ -44,6 +44,8 @@ final class TransferContext: TransferReceiver, @unchecked Sendable {
                 newSink = DiscardSink()
             case .memory(let limit, let expected):
                 newSink = MemorySink(limit: limit, expectedLength: expected)
+            case .stream(let sink):
+                newSink = sink
             case .file(let target, let offset, let validator):
                 newSink = try FileSink(target: target, appendingAt: offset, validator: validator)
             }
@@ -117,6 +119,8 @@ enum SinkChoice {
     /// A redirect's body.
     case discard
     case memory(limit: Int64, expected: Int64?)
+    /// A streaming request's decoding sink: no total size limit.
+    case stream(any BodySink)
     /// Save to the target's partial file, from the start or after `appendingAt` bytes.
     case file(FileTarget, appendingAt: Int64?, validator: String?)
 }

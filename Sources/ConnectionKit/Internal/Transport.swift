@@ -50,4 +50,19 @@ protocol TransferReceiver: AnyObject, Sendable {
 protocol TransferHandle: Sendable {
     /// Stops the transfer. Returns at once; no event reaches the receiver afterwards.
     func cancel()
+
+    /// Asks the transport to stop reading the response body for now (backpressure from a streaming
+    /// request whose consumer fell behind). Returns `false` when the transport cannot pause; the
+    /// request then fails rather than buffering without bound. A `true` may still let the data
+    /// already read arrive. Default: `false` (URLSession cannot pause a task without restarting it
+    /// from byte 0 on Linux, see LINUX.md).
+    func pauseReceiving() -> Bool
+
+    /// Undoes ``pauseReceiving()``. Default: nothing.
+    func resumeReceiving()
+}
+
+extension TransferHandle {
+    func pauseReceiving() -> Bool { false }
+    func resumeReceiving() {}
 }

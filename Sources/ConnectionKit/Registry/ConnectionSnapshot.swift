@@ -29,6 +29,9 @@ public struct ConnectionSnapshot: Sendable, Hashable, Identifiable {
     public var attempt: Int
     /// The status of the last response, once one arrived.
     public var statusCode: Int?
+    /// For a streaming request (``StreamingConnectionRequest``), the elements its current or last run
+    /// received so far; `nil` for a request that does not stream.
+    public var elementCount: Int? = nil
 
     /// `identifier`, so that a list of snapshots can drive a SwiftUI `List`.
     public var id: UUID { identifier }
@@ -57,6 +60,7 @@ extension AnyConnectionRequest {
         }
         // Before the first attempt is built, the hook says (read outside the lock: it is user code).
         if snapshot.method.isEmpty { snapshot.method = httpMethod.rawValue }
+        snapshot.elementCount = streamedElementCount
         return snapshot
     }
 }

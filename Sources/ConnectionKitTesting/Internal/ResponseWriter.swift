@@ -70,7 +70,7 @@ struct ResponseWriter {
                 Self.setLength(Int64(data.count), in: &headers, fault: response.fault)
             case .generated(let length, _):
                 Self.setLength(max(0, length), in: &headers, fault: response.fault)
-            case .chunked:
+            case .chunked, .stream:
                 if !headers.contains(named: "Transfer-Encoding") {
                     headers.append(TestHeader("Transfer-Encoding", "chunked"))
                 }
@@ -139,6 +139,15 @@ struct ResponseWriter {
                 guard try send(framed, budget: &budget) else { return }
             }
             try send(Data("0\r\n\r\n".utf8), budget: &budget)
+        case .stream(let interval, let next):
+            var index = 0
+            while let chunk = next(index) {
+                if index > 0 { try connection.pause(interval) }
+                index += 1
+                guard !chunk.isEmpty else { continue }
+                guard try send(Self.framedChunk(chunk), budget: &budget) else { return }
+            }
+            try send(Data("0\r\n\r\n".utf8), budget: &budget)
         case .drip(let data, let chunkSize, let interval):
             let step = max(1, chunkSize)
             var offset = data.startIndex
@@ -157,6 +166,14 @@ struct ResponseWriter {
                 offset += Int64(count)
             }
         }
+    }
+
+    static func framedChunk(_ chunk: Data) -> Data {
+        var framed = Data(String(chunk.count, radix: 16).utf8)
+        framed.append(contentsOf: [13, 10])
+        framed.append(chunk)
+        framed.append(contentsOf: [13, 10])
+        return framed
     }
 
     /// Sends as much of `data` as `budget` allows (the bytes a `closeAfterBodyBytes`/`resetAfterBodyBytes`

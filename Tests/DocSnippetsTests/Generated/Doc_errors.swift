@@ -22,6 +22,7 @@ fileprivate func describe(_ error: ConnectionError) -> String {
     case .fileSystem(let underlying): return "could not save: \(underlying)"
     case .responseTooLarge(let limit): return "larger than \(limit) bytes"
     case .tooManyRedirects(let limit): return "more than \(limit) redirects"
+    case .streamBufferFull(let limit): return "the stream's consumer fell \(limit) elements behind"
     case .other(let underlying): return "other: \(underlying)"
     }
 }

@@ -158,7 +158,8 @@ extension OfflineQueue {
         let retryable: Bool
         switch error.kind {
         case .transport, .timedOut, .cancelled, .unacceptableStatusCode: retryable = true
-        case .invalidRequest, .parsing, .fileSystem, .responseTooLarge, .tooManyRedirects, .other: retryable = false
+        case .invalidRequest, .parsing, .fileSystem, .responseTooLarge, .tooManyRedirects, .streamBufferFull, .other:
+            retryable = false
         }
         if !retryable {
             report(nil)

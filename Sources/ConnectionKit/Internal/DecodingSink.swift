@@ -1,0 +1,51 @@
+import Foundation
+
+/// A streaming request's body sink: decodes each chunk and hands the elements on, keeping nothing but
+/// the decoder's unfinished element (so a stream has no total size limit).
+final class DecodingSink<Element: Sendable>: BodySink {
+    private var decoder: any StreamDecoder<Element>
+    private let deliver: ([Element], Int) throws -> Void
+    /// Sees the decoder after every chunk (a server-sent events request reads its last event ID).
+    private let observe: (any StreamDecoder<Element>, [Element]) -> Void
+
+    init(
+        decoder: any StreamDecoder<Element>, observe: @escaping (any StreamDecoder<Element>, [Element]) -> Void,
+        deliver: @escaping ([Element], Int) throws -> Void
+    ) {
+        self.decoder = decoder
+        self.observe = observe
+        self.deliver = deliver
+    }
+
+    func append(_ data: Data) throws {
+        var elements: [Element] = []
+        do {
+            try Self.parsing { try decoder.decode(data, into: &elements) }
+        } catch {
+            // The elements before the bad one go out first; the failure ends the run after them.
+            if !elements.isEmpty { try? deliver(elements, data.count) }
+            throw error
+        }
+        observe(decoder, elements)
+        if !elements.isEmpty { try deliver(elements, data.count) }
+    }
+
+    func finish() throws -> CompletedBody {
+        let elements = try Self.parsing { try decoder.finish() }
+        if !elements.isEmpty { try deliver(elements, 0) }
+        return .memory(Data())
+    }
+
+    func discard() {}
+
+    /// A decoder's own error is a parsing error; a `ConnectionError` (a size limit) stays what it is.
+    private static func parsing<Result>(_ body: () throws -> Result) throws -> Result {
+        do {
+            return try body()
+        } catch let error as ConnectionError {
+            throw error
+        } catch {
+            throw ConnectionError(.parsing(underlying: error))
+        }
+    }
+}

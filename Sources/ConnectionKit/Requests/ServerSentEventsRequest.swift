@@ -1,0 +1,137 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// A request for a `text/event-stream` endpoint (server-sent events), decoded by the WHATWG
+/// EventSource rules (``SSEDecoder``), reconnecting as EventSource does.
+///
+/// ```swift
+/// final class FollowPrices: ServerSentEventsRequest, @unchecked Sendable {
+///     override var url: URL? { URL(string: "https://api.example.com/prices") }
+/// }
+/// ```
+///
+/// Every attempt sends `Accept: text/event-stream`, `Cache-Control: no-cache` and, once the server
+/// has set one, `Last-Event-ID` (``lastEventID``). When the connection drops (a transport error or
+/// the idle timeout), the request reconnects if ``AnyConnectionRequest/retryPolicy`` allows it
+/// (default here: `RetryPolicy.default`), after the server's `retry` time when it sent one, else the
+/// policy's backoff. The policy's `maximumAttempts` counts consecutive attempts that brought no event;
+/// its `deadline` bounds the whole run.
+///
+/// As the specification says, a 204 answer, or a 2xx answer whose content type is not
+/// `text/event-stream`, ends the run without reconnecting: with
+/// `ConnectionError.Kind.unacceptableStatusCode(204, body:)`, or `.parsing` with
+/// ``ServerSentEventsError/notAnEventStream(contentType:)``. One deliberate difference from a
+/// browser: when the server ends the body cleanly, the run completes (with the number of events)
+/// instead of reconnecting, because a request has an end.
+open class ServerSentEventsRequest: StreamingConnectionRequest<ServerSentEvent>, @unchecked Sendable {
+    // Safe: the only stored property is a locked box.
+    private let resumption = Locked(Resumption())
+
+    private struct Resumption {
+        var lastEventID = ""
+        var reconnectionTime: TimeInterval?
+        /// The last attempt that received an event (0: none yet).
+        var attemptWithEvents = 0
+    }
+
+    /// Creates an idle request.
+    public override init() {
+        super.init()
+    }
+
+    /// Reconnects after a dropped connection: `RetryPolicy.default` (three attempts in a row without an
+    /// event, exponential backoff unless the server sent `retry`).
+    open override var retryPolicy: RetryPolicy { .default }
+
+    /// The last event ID the server set: sent as `Last-Event-ID` by the next attempt. Settable, to resume
+    /// a stream from an ID saved earlier; kept across runs of this object. Default empty (not sent).
+    public var lastEventID: String {
+        get { resumption.withLock { $0.lastEventID } }
+        set { resumption.withLock { $0.lastEventID = newValue } }
+    }
+
+    /// The reconnection time the server set with a `retry` field, in seconds; `nil` until it sends one.
+    public var reconnectionTime: TimeInterval? { resumption.withLock { $0.reconnectionTime } }
+
+    /// Adds `Accept: text/event-stream` and `Cache-Control: no-cache` (unless set), and `Last-Event-ID`
+    /// when ``lastEventID`` is not empty, to what the base class builds.
+    open override func makeURLRequest() throws -> URLRequest {
+        var request = try super.makeURLRequest()
+        if request.value(forHTTPHeaderField: "Accept") == nil {
+            request.setValue("text/event-stream", forHTTPHeaderField: "Accept")
+        }
+        if request.value(forHTTPHeaderField: "Cache-Control") == nil {
+            request.setValue("no-cache", forHTTPHeaderField: "Cache-Control")
+        }
+        let lastEventID = self.lastEventID
+        if !lastEventID.isEmpty {
+            request.setValue(lastEventID, forHTTPHeaderField: "Last-Event-ID")
+        }
+        return request
+    }
+
+    /// An ``SSEDecoder`` starting from ``lastEventID``, limited to
+    /// ``StreamingConnectionRequest/maximumElementSize`` per event.
+    open override func makeDecoder(for response: HTTPURLResponse) throws -> any StreamDecoder<ServerSentEvent> {
+        SSEDecoder(lastEventID: lastEventID, maximumEventSize: maximumElementSize)
+    }
+
+    /// The policy's decision, counting only the attempts since the last one that brought an event, and
+    /// waiting the server's `retry` time when it sent one.
+    open override func retryDecision(for error: ConnectionError, attempt: Int, response: HTTPURLResponse?)
+        -> RetryDecision
+    {
+        let (withEvents, serverWait) = resumption.withLock { ($0.attemptWithEvents, $0.reconnectionTime) }
+        let failedInARow = withEvents > 0 ? attempt - withEvents + 1 : attempt
+        let decision = super.retryDecision(for: error, attempt: max(1, failedInARow), response: response)
+        guard case .retry = decision, let serverWait else { return decision }
+        return .retry(after: serverWait)
+    }
+
+    // MARK: - Plumbing
+
+    override func streamSink(for response: HTTPURLResponse, run: UInt64) throws -> (any BodySink)? {
+        if response.statusCode == 204 {
+            throw ConnectionError(.unacceptableStatusCode(204, body: nil))
+        }
+        if (200..<300).contains(response.statusCode) {
+            let contentType = response.value(forHTTPHeaderField: "Content-Type")
+            let mediaType = contentType?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces)
+            guard mediaType?.lowercased() == "text/event-stream" else {
+                throw ConnectionError(
+                    .parsing(underlying: ServerSentEventsError.notAnEventStream(contentType: contentType)))
+            }
+        }
+        return try super.streamSink(for: response, run: run)
+    }
+
+    override func decoderDidAdvance(
+        _ decoder: any StreamDecoder<ServerSentEvent>, elements: [ServerSentEvent], attempt: Int
+    ) {
+        guard let decoder = decoder as? SSEDecoder else { return }
+        resumption.withLock { state in
+            state.lastEventID = decoder.lastEventID
+            if let milliseconds = decoder.reconnectionTime {
+                state.reconnectionTime = Double(milliseconds) / 1000
+            }
+            if !elements.isEmpty { state.attemptWithEvents = attempt }
+        }
+    }
+}
+
+/// Why a ``ServerSentEventsRequest`` refused a response (inside `ConnectionError.Kind.parsing(underlying:)`).
+public enum ServerSentEventsError: Error, LocalizedError, Sendable, Equatable {
+    /// The 2xx response's content type was not `text/event-stream` (`nil`: none was sent).
+    case notAnEventStream(contentType: String?)
+
+    /// Names the content type received.
+    public var errorDescription: String? {
+        switch self {
+        case .notAnEventStream(let contentType):
+            return "the response is not an event stream (Content-Type: \(contentType ?? "none"))"
+        }
+    }
+}

@@ -1,0 +1,110 @@
+import ConnectionKit
+import ConnectionKitTesting
+import Foundation
+import Testing
+
+@Suite("Server-sent events reconnect as EventSource does", .timeLimit(.minutes(2)))
+struct StreamReconnectionTests {
+    @Test("after a drop mid-event the request reconnects with Last-Event-ID and gets every event once")
+    func resumesWithLastEventID() async throws {
+        let server = try TestServer.started()
+        defer { server.stop() }
+        let data = ["a", "b", "c", "d", "e"]
+        server.route("/feed") { .resumableEventStream(data, answering: $0, perConnection: 2) }
+        let request = Feed(server.url("/feed"), policy: quickReconnect)
+        let recorder = StreamRecorder(request)
+        request.start()
+        await recorder.wait { !$0.endings.isEmpty }
+        #expect(recorder.elements.map(\.data) == data)
+        #expect(recorder.elements.map(\.lastEventID) == ["1", "2", "3", "4", "5"])
+        guard case .success(5)? = recorder.endings.first else {
+            Issue.record("expected success with 5 events, got \(recorder.endings)")
+            return
+        }
+        let sentIDs = server.receivedRequests("/feed").map { $0.header("Last-Event-ID") }
+        #expect(sentIDs == [nil, "2", "4"])
+        #expect(request.lastEventID == "5")
+    }
+
+    @Test("the server's retry time replaces the policy's backoff", .exclusive)
+    func honoursServerRetry() async throws {
+        let server = try TestServer.started()
+        defer { server.stop() }
+        server.route("/feed") { .resumableEventStream(["a", "b"], answering: $0, perConnection: 1, retry: 300) }
+        // A backoff of a minute: only the server's 300 ms lets the test end in time.
+        let slowPolicy = RetryPolicy(maximumAttempts: 3, initialBackoff: 60, jitter: 0)
+        let request = Feed(server.url("/feed"), policy: slowPolicy)
+        let recorder = StreamRecorder(request)
+        request.start()
+        await recorder.wait(timeout: 20) { !$0.endings.isEmpty }
+        #expect(recorder.elements.map(\.data) == ["a", "b"])
+        #expect(request.reconnectionTime == 0.3)
+        let times = server.receivedRequests("/feed").map(\.receivedAt)
+        try #require(times.count == 2)
+        let gap = times[1].timeIntervalSince(times[0])
+        #expect(gap >= 0.3, "reconnected after \(gap) s")
+        #expect(gap < 10, "reconnected after \(gap) s")
+    }
+
+    @Test("reconnection stops after the policy's attempts in a row without an event")
+    func stopsAfterAttempts() async throws {
+        let server = try TestServer.started()
+        defer { server.stop() }
+        server.route("/feed") { _ in .eventStream(["data: never finished"], thenDrop: true) }
+        let request = Feed(server.url("/feed"), policy: quickReconnect)
+        let recorder = StreamRecorder(request)
+        request.start()
+        let error = try await recorder.connectionError()
+        guard case .transport = error.kind else {
+            Issue.record("expected a transport error, got \(error)")
+            return
+        }
+        #expect(server.hits("/feed") == 3)
+        #expect(recorder.elements.isEmpty)
+    }
+
+    @Test("the policy's deadline bounds the whole run, reconnections included", .exclusive)
+    func deadline() async throws {
+        let server = try TestServer.started()
+        defer { server.stop() }
+        server.route("/feed") { _ in .eventStream(["data: x\n\n"], thenDrop: true) }
+        let policy = RetryPolicy(maximumAttempts: 1000, initialBackoff: 0.05, jitter: 0, deadline: 1)
+        let request = Feed(server.url("/feed"), policy: policy)
+        let recorder = StreamRecorder(request)
+        let started = Date()
+        request.start()
+        let error = try await recorder.connectionError()
+        let elapsed = Date().timeIntervalSince(started)
+        #expect(error.isTimedOut || { if case .transport = error.kind { true } else { false } }())
+        #expect(elapsed < 5, "ended after \(elapsed) s")
+        #expect(recorder.elements.count >= 2, "every connection brings one event")
+    }
+
+    @Test("a server that ends the body cleanly completes the run: no reconnection")
+    func cleanEnd() async throws {
+        let server = try TestServer.started()
+        defer { server.stop() }
+        server.route("/feed") { _ in .eventStream(["id: 9\ndata: last\n\n"]) }
+        let request = Feed(server.url("/feed"), policy: quickReconnect)
+        let recorder = StreamRecorder(request)
+        request.start()
+        await recorder.wait { !$0.endings.isEmpty }
+        await testCallbackQueue.drain()
+        #expect(server.hits("/feed") == 1)
+        #expect(recorder.endings.count == 1)
+    }
+
+    @Test("a lastEventID set before the start is sent on the first connection")
+    func presetLastEventID() async throws {
+        let server = try TestServer.started()
+        defer { server.stop() }
+        server.route("/feed") { .resumableEventStream(["a", "b", "c"], answering: $0, perConnection: 5) }
+        let request = Feed(server.url("/feed"))
+        request.lastEventID = "2"
+        let recorder = StreamRecorder(request)
+        request.start()
+        await recorder.wait { !$0.endings.isEmpty }
+        #expect(recorder.elements.map(\.data) == ["c"])
+        #expect(server.receivedRequests("/feed").first?.header("Last-Event-ID") == "2")
+    }
+}
