@@ -82,8 +82,12 @@ extension OfflineQueue {
         request.failureHandler = { [weak self, weak request] error in
             self?.attemptFailed(operation, error: error, response: request?.urlResponse)
         }
+        // Checked again: `close()` may have run since the first check, and it cancels only what is in flight;
+        // a request started after it would reach the server from a closed queue.
         let current = state.withLock { state -> Bool in
-            guard let index = state.pending.firstIndex(where: { $0.id == operation.id }) else { return false }
+            guard !state.isClosed, let index = state.pending.firstIndex(where: { $0.id == operation.id }) else {
+                return false
+            }
             state.pending[index] = operation
             state.inFlight[operation.id] = request
             state.retryImmediately = false
