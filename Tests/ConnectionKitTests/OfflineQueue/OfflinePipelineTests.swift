@@ -8,28 +8,48 @@ import Testing
 #endif
 
 /// What the server saw: how many requests were being answered at once, and which arrived in which order.
-final class ArrivalLog: Sendable {
-    private struct State {
-        var current = 0
-        var maximum = 0
-        var arrivals: [Int] = []
-    }
-
-    private let state = Mutex(State())
+final class ArrivalLog: @unchecked Sendable {
+    // Safe: every field is only touched while `condition` is locked.
+    private let condition = NSCondition()
+    private var current = 0
+    private var maximumInFlight = 0
+    private var order: [Int] = []
 
     /// Records an arrival; returns how many arrived before it.
     func arrive(_ index: Int) -> Int {
-        state.withLock { state in
-            state.current += 1
-            state.maximum = max(state.maximum, state.current)
-            state.arrivals.append(index)
-            return state.arrivals.count - 1
-        }
+        condition.lock()
+        defer { condition.unlock() }
+        current += 1
+        maximumInFlight = max(maximumInFlight, current)
+        order.append(index)
+        condition.broadcast()
+        return order.count - 1
     }
 
-    func leave() { state.withLock { $0.current -= 1 } }
-    var maximum: Int { state.withLock { $0.maximum } }
-    var arrivals: [Int] { state.withLock { $0.arrivals } }
+    /// Waits until `count` requests have arrived, or `deadline` passes.
+    func waitForArrivals(_ count: Int, until deadline: Date) {
+        condition.lock()
+        defer { condition.unlock() }
+        while order.count < count, condition.wait(until: deadline) {}
+    }
+
+    func leave() {
+        condition.lock()
+        defer { condition.unlock() }
+        current -= 1
+    }
+
+    var maximum: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return maximumInFlight
+    }
+
+    var arrivals: [Int] {
+        condition.lock()
+        defer { condition.unlock() }
+        return order
+    }
 }
 
 @Suite("OfflineQueue pipelined delivery", .exclusive)
@@ -48,8 +68,7 @@ struct OfflinePipelineTests {
             // Hold each answer until its group of `width` arrivals is complete (bounded, so a bug shows as a
             // wrong count, not a hang): the whole window is then in flight at once.
             let groupEnd = (before / width + 1) * width
-            let deadline = Date().addingTimeInterval(3)
-            while log.arrivals.count < groupEnd, Date() < deadline { usleep(1_000) }
+            log.waitForArrivals(groupEnd, until: Date().addingTimeInterval(3))
             log.leave()
             return .text("ok")
         }
