@@ -23,7 +23,8 @@ let package = Package(
         .executableTarget(
             name: "InspectorDemo", dependencies: ["ConnectionKit", "ConnectionKitTesting", "ConnectionKitInspector"]),
         // A child process for the offline queue's crash test (killed with SIGKILL while it enqueues).
-        .executableTarget(name: "OfflineQueueCrashHelper", dependencies: ["ConnectionKit"]),
+        .executableTarget(
+            name: "OfflineQueueCrashHelper", dependencies: ["ConnectionKit"], path: "Tests/OfflineQueueCrashHelper"),
         // A second process for the tests: concurrent credential-file writers, a process environment of its own.
         .executableTarget(
             name: "ChildProcessHelper", dependencies: ["ConnectionKit"], path: "Tests/ChildProcessHelper"),
