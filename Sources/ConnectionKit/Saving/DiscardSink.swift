@@ -1,0 +1,8 @@
+import Foundation
+
+/// Drops the body: a redirect's, which nobody reads.
+final class DiscardSink: BodySink {
+    func append(_ data: Data) throws {}
+    func finish() throws -> CompletedBody { .memory(Data()) }
+    func discard() {}
+}
