@@ -49,7 +49,7 @@ server.route("/quick") { _ in .json(["ok": true]) }
 server.route("/slow") { _ in
     TestResponse(body: .drip(Data(repeating: 65, count: 40_000), chunkSize: 4000, interval: 0.15))
 }
-let flakyCount = Locked()
+let flakyCount = Counter()
 server.route("/flaky") { _ in flakyCount.next() % 3 == 2 ? .text("stored") : .status(503) }
 server.route("/hang") { _ in TestResponse(fault: .neverRespond) }
 
@@ -76,7 +76,7 @@ if let index = arguments.firstIndex(of: "--live"), index + 1 < arguments.count, 
 dispatchMain()
 
 /// A counter shared by the server's handler threads.
-final class Locked: @unchecked Sendable {
+final class Counter: @unchecked Sendable {
     // Safe: `value` is only touched while `lock` is held.
     private let lock = NSLock()
     private var value = 0

@@ -103,11 +103,12 @@ public final class FileCredentialStore: CredentialStore {
         let path = lockFileURL.path
         let descriptor = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else {
-            throw CredentialStoreError(.fileSystem(lockFileURL, underlying: Self.posixError()))
+            throw CredentialStoreError(
+                .fileSystem(lockFileURL, underlying: POSIXFileError.current(operation: "open", path: path)))
         }
         while flock(descriptor, LOCK_EX) != 0 {
             if errno == EINTR { continue }
-            let error = Self.posixError()
+            let error = POSIXFileError.current(operation: "lock", path: path)
             close(descriptor)
             throw CredentialStoreError(.fileSystem(lockFileURL, underlying: error))
         }
@@ -155,37 +156,9 @@ public final class FileCredentialStore: CredentialStore {
         let folder = fileURL.deletingLastPathComponent()
         let temporary = folder.appendingPathComponent(".\(fileURL.lastPathComponent).\(UUID().uuidString).tmp")
         do {
-            try Self.writeOwnerOnly(data, to: temporary.path)
-            guard rename(temporary.path, fileURL.path) == 0 else { throw Self.posixError() }
+            try POSIXFile.replace(fileURL, with: data, temporary: temporary)
         } catch {
-            unlink(temporary.path)
             throw CredentialStoreError(.fileSystem(fileURL, underlying: error))
         }
-    }
-
-    /// Creates `path` (which must not exist) with permissions 0600, writes `data` and flushes it to disk.
-    private static func writeOwnerOnly(_ data: Data, to path: String) throws {
-        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL, 0o600)
-        guard descriptor >= 0 else { throw posixError() }
-        defer { close(descriptor) }
-        // The mode given to `open` is reduced by the umask; set it outright.
-        guard fchmod(descriptor, 0o600) == 0 else { throw posixError() }
-        try data.withUnsafeBytes { buffer in
-            guard let base = buffer.baseAddress else { return }
-            var offset = 0
-            while offset < buffer.count {
-                let written = write(descriptor, base + offset, buffer.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    throw posixError()
-                }
-                offset += written
-            }
-        }
-        guard fsync(descriptor) == 0 else { throw posixError() }
-    }
-
-    private static func posixError() -> any Error {
-        POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
     }
 }

@@ -311,17 +311,8 @@ final class OfflineJournal: @unchecked Sendable {
     }
 
     static func write(_ data: Data, to descriptor: Int32, at offset: Int) throws {
-        try data.withUnsafeBytes { buffer in
-            var done = 0
-            while done < buffer.count {
-                let written = pwrite(
-                    descriptor, buffer.baseAddress.map { $0 + done }, buffer.count - done, off_t(offset + done))
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    throw OfflineStore.posixError("write to the journal")
-                }
-                done += written
-            }
+        guard POSIXFile.writeAll(data, to: descriptor, at: offset) else {
+            throw OfflineStore.posixError("write to the journal")
         }
     }
 

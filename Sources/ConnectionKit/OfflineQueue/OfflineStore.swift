@@ -475,41 +475,26 @@ final class OfflineStore: Sendable {
 
     // MARK: - Writing
 
-    /// Temporary file (0600, same folder) → write → fsync → rename → fsync of the folder (unless the caller
-    /// syncs the folder itself).
+    /// ``POSIXFile/replace(_:with:temporary:syncFolder:)``, failing with the queue's error.
     private func writeAtomically(_ data: Data, to target: URL, temporary: URL, syncFolder: Bool = true) throws {
-        let descriptor = open(temporary.path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        guard descriptor >= 0 else { throw Self.posixError("create \(temporary.path)") }
-        var closed = false
-        defer {
-            if !closed { close(descriptor) }
-        }
         do {
-            // The mode given to open() is narrowed by the umask only; make it exactly 0600 regardless.
-            guard fchmod(descriptor, 0o600) == 0 else { throw Self.posixError("chmod \(temporary.path)") }
-            try OfflineJournal.write(data, to: descriptor, at: 0)
-            guard fsync(descriptor) == 0 else { throw Self.posixError("fsync \(temporary.path)") }
-            closed = true
-            guard close(descriptor) == 0 else { throw Self.posixError("close \(temporary.path)") }
-            guard rename(temporary.path, target.path) == 0 else { throw Self.posixError("rename to \(target.path)") }
+            try POSIXFile.replace(target, with: data, temporary: temporary, syncFolder: syncFolder)
         } catch {
-            unlink(temporary.path)
-            throw error
+            throw ConnectionError(.fileSystem(underlying: error))
         }
-        if syncFolder { try Self.syncFolder(target.deletingLastPathComponent()) }
     }
 
+    /// ``POSIXFile/syncFolder(_:)``, failing with the queue's error.
     static func syncFolder(_ folder: URL) throws {
-        let descriptor = open(folder.path, O_RDONLY | O_CLOEXEC | O_DIRECTORY | O_NOFOLLOW)
-        guard descriptor >= 0 else { throw posixError("open \(folder.path)") }
-        defer { close(descriptor) }
-        guard fsync(descriptor) == 0 else { throw posixError("fsync \(folder.path)") }
+        do {
+            try POSIXFile.syncFolder(folder)
+        } catch {
+            throw ConnectionError(.fileSystem(underlying: error))
+        }
     }
 
-    static func posixError(_ operation: String) -> ConnectionError {
-        let code = errno
-        let message = String(cString: strerror(code))
-        return ConnectionError(
-            .fileSystem(underlying: OfflineStoreFailure(message: "\(operation) failed: \(message) (errno \(code))")))
+    /// The failure `errno` describes now, of what `action` names, as the queue's error.
+    static func posixError(_ action: String) -> ConnectionError {
+        ConnectionError(.fileSystem(underlying: POSIXFileError.current(action)))
     }
 }

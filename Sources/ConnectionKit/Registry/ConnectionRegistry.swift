@@ -94,7 +94,7 @@ public final class ConnectionRegistry: Sendable {
         let listener = EventListener()
         state.withLock { $0.listeners[id] = listener }
         // Released with the stream's producer closure, i.e. when nobody can read any more.
-        let subscription = EventSubscription { [weak self] in
+        let subscription = NetworkActivityObservation { [weak self] in
             self?.state.withLock { _ = $0.listeners.removeValue(forKey: id) }
             listener.close()
         }

@@ -99,23 +99,3 @@ public final class NetworkActivity: Sendable {
         observers.forEach { observer in observer.queue.async { observer.handler(false) } }
     }
 }
-
-/// Keeps a ``NetworkActivity`` observer registered; cancel it (or let it go) to stop.
-public final class NetworkActivityObservation: Sendable {
-    private let onCancel: Locked<(@Sendable () -> Void)?>
-
-    init(onCancel: @escaping @Sendable () -> Void) {
-        self.onCancel = Locked(onCancel)
-    }
-
-    /// Stops the observation. Idempotent.
-    public func cancel() {
-        let action = onCancel.withLock { action in
-            defer { action = nil }
-            return action
-        }
-        action?()
-    }
-
-    deinit { cancel() }
-}

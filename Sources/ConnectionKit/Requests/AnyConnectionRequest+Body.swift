@@ -23,7 +23,7 @@ extension AnyConnectionRequest {
             request.url = URLComposer.compose(baseURL: url, path: "", queryItems: items)
             return
         case .form(let items):
-            request.httpBody = Data(RequestBody.encodedForm(items).utf8)
+            request.httpBody = Data(URLComposer.encodedForm(items).utf8)
         case .json(let value):
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys]
@@ -50,8 +50,8 @@ extension AnyConnectionRequest {
     }
 
     private static func rejectBody(on request: URLRequest) throws {
-        let method = request.httpMethod?.uppercased() ?? "GET"
-        guard method == "GET" || method == "HEAD" else { return }
+        let method = HTTPMethod(of: request)
+        guard !method.allowsBody else { return }
         throw ConnectionError(
             .invalidRequest(
                 reason: "a \(method) request cannot carry a body. Send it as POST, or use RequestBody.query."))
@@ -60,8 +60,7 @@ extension AnyConnectionRequest {
     /// The run's assembled body file, when `request` carries its body that way: not after a redirect turned
     /// it into a GET, nor when it has an in-memory body.
     func bodyFile(for request: URLRequest, run: UInt64) -> URL? {
-        let method = request.httpMethod?.uppercased() ?? "GET"
-        guard request.httpBody == nil, method != "GET", method != "HEAD" else { return nil }
+        guard request.httpBody == nil, HTTPMethod(of: request).allowsBody else { return nil }
         return storage.withLock { $0.assembledBody?.run == run ? $0.assembledBody?.file : nil }
     }
 

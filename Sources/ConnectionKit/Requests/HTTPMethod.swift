@@ -1,5 +1,9 @@
 import Foundation
 
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
 /// An HTTP request method such as `GET` or `POST`.
 ///
 /// A string wrapper rather than an enum so that any method a server understands can be sent:
@@ -51,4 +55,15 @@ public struct HTTPMethod: RawRepresentable, Hashable, Sendable, Codable, Express
         default: return false
         }
     }
+}
+
+extension HTTPMethod {
+    /// The method `request` is sent with: `GET` when it names none.
+    init(of request: URLRequest) {
+        self.init(rawValue: request.httpMethod ?? "GET")
+    }
+
+    /// Whether a request with this method may carry a body: any but `GET` and `HEAD` (URLSession refuses
+    /// those with a body, URLError -1103).
+    var allowsBody: Bool { self != .get && self != .head }
 }

@@ -36,13 +36,4 @@ public enum RequestBody: Sendable {
         case .data(_, let contentType): return contentType
         }
     }
-
-    /// `name=value&…` with names and values percent-encoded (RFC 3986 unreserved characters kept).
-    static func encodedForm(_ items: [URLQueryItem]) -> String {
-        items.map { item in
-            let name = item.name.addingPercentEncoding(withAllowedCharacters: URLComposer.queryAllowed) ?? item.name
-            guard let value = item.value else { return name }
-            return name + "=" + (value.addingPercentEncoding(withAllowedCharacters: URLComposer.queryAllowed) ?? value)
-        }.joined(separator: "&")
-    }
 }

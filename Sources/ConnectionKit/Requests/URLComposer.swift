@@ -30,18 +30,20 @@ enum URLComposer {
         }
         var queryParts: [String] = []
         if let baseQuery, !baseQuery.isEmpty { queryParts.append(baseQuery) }
-        for item in queryItems {
-            let name = item.name.addingPercentEncoding(withAllowedCharacters: queryAllowed) ?? item.name
-            if let value = item.value {
-                queryParts.append(
-                    name + "=" + (value.addingPercentEncoding(withAllowedCharacters: queryAllowed) ?? value))
-            } else {
-                queryParts.append(name)
-            }
-        }
+        if !queryItems.isEmpty { queryParts.append(encodedForm(queryItems)) }
         if !queryParts.isEmpty { result += "?" + queryParts.joined(separator: "&") }
         if let fragment { result += "#" + fragment }
         return URL(string: result)
+    }
+
+    /// `name=value&…` with names and values percent-encoded (RFC 3986 unreserved characters kept): a query,
+    /// and the body of ``RequestBody/form(_:)``.
+    static func encodedForm(_ items: [URLQueryItem]) -> String {
+        items.map { item in
+            let name = item.name.addingPercentEncoding(withAllowedCharacters: queryAllowed) ?? item.name
+            guard let value = item.value else { return name }
+            return name + "=" + (value.addingPercentEncoding(withAllowedCharacters: queryAllowed) ?? value)
+        }.joined(separator: "&")
     }
 
     /// Percent-encodes what a path may not contain; a `%` that starts a valid escape is kept.

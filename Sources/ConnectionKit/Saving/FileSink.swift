@@ -84,7 +84,7 @@ final class FileSink: BodySink {
     func append(_ data: Data) throws {
         let written = data.withUnsafeBytes { (buffer: UnsafeRawBufferPointer) in
             hasher?.update(buffer)
-            return OwnFile.writeAll(buffer, to: descriptor)
+            return POSIXFile.writeAll(buffer, to: descriptor)
         }
         guard written else {
             throw ConnectionError(

@@ -77,22 +77,6 @@ enum OwnFile {
         return lstat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG && Identity(info) == identity
     }
 
-    /// Writes all of `bytes` to `descriptor`, retrying short and interrupted writes.
-    static func writeAll(_ bytes: UnsafeRawBufferPointer, to descriptor: Int32) -> Bool {
-        guard var pointer = bytes.baseAddress else { return true }
-        var remaining = bytes.count
-        while remaining > 0 {
-            let written = write(descriptor, pointer, remaining)
-            if written < 0 {
-                if errno == EINTR { continue }
-                return false
-            }
-            remaining -= written
-            pointer += written
-        }
-        return true
-    }
-
     // MARK: - Checks
 
     private static func check(kind info: stat, path: String, role: String) throws {

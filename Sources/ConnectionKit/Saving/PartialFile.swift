@@ -83,7 +83,7 @@ struct PartialFile: Sendable {
         guard descriptor >= 0 else {
             throw ConnectionError(.fileSystem(underlying: POSIXFileError.current(operation: "create", path: staging)))
         }
-        let written = Data(validator.utf8).withUnsafeBytes { OwnFile.writeAll($0, to: descriptor) }
+        let written = Data(validator.utf8).withUnsafeBytes { POSIXFile.writeAll($0, to: descriptor) }
         let failure = written ? nil : POSIXFileError.current(operation: "write", path: staging)
         if close(descriptor) != 0 || failure != nil || rename(staging, validatorFile.path) != 0 {
             let error =
