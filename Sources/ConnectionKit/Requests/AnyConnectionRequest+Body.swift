@@ -60,7 +60,8 @@ extension AnyConnectionRequest {
     /// The run's assembled body file, when `request` carries its body that way: not after a redirect turned
     /// it into a GET, nor when it has an in-memory body.
     func bodyFile(for request: URLRequest, run: UInt64) -> URL? {
-        guard request.httpBody == nil, HTTPMethod(of: request).allowsBody else { return nil }
+        let method = request.httpMethod?.uppercased() ?? "GET"
+        guard request.httpBody == nil, method != "GET", method != "HEAD" else { return nil }
         return storage.withLock { $0.assembledBody?.run == run ? $0.assembledBody?.file : nil }
     }
 
