@@ -31,16 +31,7 @@ extension OfflineQueue {
         guard let (head, factory, liveTemplate) = next else { return false }
         let candidates = [factory?(), liveTemplate].compactMap { $0 }
         guard !candidates.isEmpty else {
-            let misses = state.withLock { state -> Int in
-                state.unregisteredMisses[head.typeName, default: 0] += 1
-                return state.unregisteredMisses[head.typeName, default: 0]
-            }
-            if misses == 2 {
-                configuration.log(
-                    "no request class is registered as \(head.typeName); its operations wait until "
-                        + "`register(\(head.typeName).self) { ... }` is called")
-            }
-            if state.withLock({ $0.inFlight.isEmpty }) { _ = scheduleRetry(after: configuration.offlineRetryInterval) }
+            waitForRegistration(of: head)
             return false
         }
         // The class's credentials go only where the class itself sends: an entry planted in the folder, or
@@ -58,7 +49,27 @@ extension OfflineQueue {
         }
         var attempted = head
         attempted.attempts += 1
-        let operation = attempted
+        startAttempt(attempted, template: template)
+        return true
+    }
+
+    /// No class is registered for `head`'s type (yet): says so once, and looks again later.
+    private func waitForRegistration(of head: QueuedOperation) {
+        let misses = state.withLock { state -> Int in
+            state.unregisteredMisses[head.typeName, default: 0] += 1
+            return state.unregisteredMisses[head.typeName, default: 0]
+        }
+        if misses == 2 {
+            configuration.log(
+                "no request class is registered as \(head.typeName); its operations wait until "
+                    + "`register(\(head.typeName).self) { ... }` is called")
+        }
+        if state.withLock({ $0.inFlight.isEmpty }) { _ = scheduleRetry(after: configuration.offlineRetryInterval) }
+    }
+
+    /// Records the attempt, reads the body and starts `operation` as a request built from `template`, unless
+    /// the queue was closed meanwhile or the operation left it.
+    private func startAttempt(_ operation: QueuedOperation, template: AnyConnectionRequest) {
         // Counted before sending (written, synced with the next commit), so that a crash during the attempt
         // still counts it against the limit.
         do {
@@ -72,7 +83,7 @@ extension OfflineQueue {
         } catch {
             deadLetter(
                 operation, error: ConnectionError(.fileSystem(underlying: error), requestTypeName: operation.typeName))
-            return true
+            return
         }
         let request = QueuedOperationRequest(operation: operation, template: template, body: body)
         request.callbackQueue = worker
@@ -93,9 +104,8 @@ extension OfflineQueue {
             state.retryImmediately = false
             return true
         }
-        guard current else { return true }
+        guard current else { return }
         request.start()
-        return true
     }
 
     /// `scheme://host:port` of `url`, for messages (never a path, query or credential).

@@ -52,6 +52,18 @@ extension OfflineQueue {
     /// ``Configuration/maximumPendingBytes`` (nothing is stored then).
     @discardableResult
     public func enqueue(_ request: AnyConnectionRequest) throws -> QueuedOperation {
+        let (built, url) = try Self.queueableRequest(request)
+        var operation = Self.operation(for: built, url: url, of: request)
+        let body = built.httpBody ?? Data()
+        guard !state.withLock({ $0.isClosed }) else { throw request.contextualize(OfflineJournal.closedError) }
+        try storeBody(body, of: &operation, for: request)
+        operation = try commit(operation, bodyLength: body.count, for: request)
+        kick()
+        return operation
+    }
+
+    /// The request `request` builds, and its URL, when the queue can keep it (it has a URL and no streamed body).
+    private static func queueableRequest(_ request: AnyConnectionRequest) throws -> (URLRequest, URL) {
         let built: URLRequest
         do {
             built = try request.makeURLRequest()
@@ -65,6 +77,13 @@ extension OfflineQueue {
             throw request.contextualize(
                 ConnectionError(.invalidRequest(reason: "a streamed body cannot be queued; provide `bodyData`")))
         }
+        return (built, url)
+    }
+
+    /// The operation that stands for `built`, without its secrets and with an idempotency key; its body is
+    /// stored by ``storeBody(_:of:for:)`` and its sequence number given by the journal.
+    private static func operation(for built: URLRequest, url: URL, of request: AnyConnectionRequest) -> QueuedOperation
+    {
         let secretHeaders = request.secretHeaderFields
         var headers: [String: String] = [:]
         var removedHeaders: [String] = []
@@ -78,44 +97,52 @@ extension OfflineQueue {
                 headers[name] = value
             }
         }
-        let (storedURL, removedItems) = Self.removingSecrets(from: url, secretQueryItems: request.secretQueryItems)
-        let body = built.httpBody ?? Data()
-        let typeName = request.typeName
-        guard !state.withLock({ $0.isClosed }) else { throw request.contextualize(OfflineJournal.closedError) }
-
-        // The sequence number is the journal's to give, when the entry joins a batch.
-        var operation = QueuedOperation(
-            id: UUID(), sequence: 0, typeName: typeName, method: built.httpMethod ?? "GET", url: storedURL,
+        let (storedURL, removedItems) = removingSecrets(from: url, secretQueryItems: request.secretQueryItems)
+        return QueuedOperation(
+            id: UUID(), sequence: 0, typeName: request.typeName, method: built.httpMethod ?? "GET", url: storedURL,
             headerFields: headers, removedSecretHeaderNames: removedHeaders.sorted(),
             removedSecretQueryItemNames: removedItems, idempotencyKey: idempotencyKey ?? UUID().uuidString,
-            enqueuedAt: Date(), attempts: 0, bodyLength: body.count)
-        let limits = (operations: configuration.maximumPendingOperations, bytes: configuration.maximumPendingBytes)
-        if body.count > limits.bytes {
+            enqueuedAt: Date(), attempts: 0, bodyLength: built.httpBody?.count ?? 0)
+    }
+
+    /// Keeps `body` in the operation (up to ``Configuration/inlineBodyLimit``) or in a body file; refuses a
+    /// body larger than ``Configuration/maximumPendingBytes`` on its own.
+    private func storeBody(_ body: Data, of operation: inout QueuedOperation, for request: AnyConnectionRequest) throws
+    {
+        if body.count > configuration.maximumPendingBytes {
             throw request.contextualize(
                 ConnectionError(
                     .fileSystem(underlying: OfflineQueueError(.full(pendingOperations: 0, pendingBytes: 0)))))
         }
-        if !body.isEmpty {
-            if body.count <= configuration.inlineBodyLimit {
-                operation.inlineBody = body
-            } else {
-                do {
-                    operation.bodyFileName = try store.writeBody(body, id: operation.id)
-                } catch {
-                    throw request.contextualize(error)
-                }
-            }
+        guard !body.isEmpty else { return }
+        if body.count <= configuration.inlineBodyLimit {
+            operation.inlineBody = body
+            return
         }
+        do {
+            operation.bodyFileName = try store.writeBody(body, id: operation.id)
+        } catch {
+            throw request.contextualize(error)
+        }
+    }
+
+    /// Writes `operation` to the journal, within the limits, and returns it with its sequence number; on
+    /// failure removes its body file and forgets `request` as its type's template (unless still needed).
+    private func commit(
+        _ operation: QueuedOperation, bodyLength: Int, for request: AnyConnectionRequest
+    ) throws -> QueuedOperation {
+        let typeName = request.typeName
+        let limits = (operations: configuration.maximumPendingOperations, bytes: configuration.maximumPendingBytes)
         // Registered before the commit: the worker may attempt the operation the moment it is committed.
         state.withLock { state in
             if state.liveTemplates[typeName] == nil { state.liveTemplates[typeName] = request }
         }
         do {
             let json = try OfflineStore.encode(operation)
-            operation = try journal.commit(
+            return try journal.commit(
                 OfflineJournal.Staged(operation: operation, json: json), hasBodyFile: operation.bodyFileName != nil,
                 admit: { count, bytes in
-                    guard count < limits.operations, bytes + body.count <= limits.bytes else {
+                    guard count < limits.operations, bytes + bodyLength <= limits.bytes else {
                         throw ConnectionError(
                             .fileSystem(
                                 underlying: OfflineQueueError(.full(pendingOperations: count, pendingBytes: bytes))))
@@ -136,8 +163,6 @@ extension OfflineQueue {
             }
             throw request.contextualize(error)
         }
-        kick()
-        return operation
     }
 
     // MARK: - Classifying failures

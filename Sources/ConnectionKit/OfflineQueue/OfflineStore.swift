@@ -238,141 +238,172 @@ final class OfflineStore: Sendable {
     /// worth keeping, it is rewritten into a fresh segment (and version 1 files are removed).
     func load(log: (String) -> Void) throws -> Loaded {
         removeTemporaryFiles()
+        var scan = LoadScan()
+        for name in try Self.names(in: journalFolder) {
+            try readSegment(named: name, into: &scan, log: log)
+        }
+        readVersion1Files(into: &scan, log: log)
+        readDeadLetters(into: &scan, log: log)
+        dropUnsendableEntries(from: &scan, log: log)
+        let pending = scan.entries.values.sorted { $0.sequence < $1.sequence }
+        removeOrphanBodies(referenced: Set((pending + scan.dead.map(\.operation)).compactMap(\.bodyFileName)))
+        let journal = try openJournal(for: pending, scan: scan)
+        return Loaded(pending: pending, dead: scan.dead, journal: journal)
+    }
+
+    /// What ``load(log:)`` has read so far.
+    private struct LoadScan {
         var entries: [UInt64: QueuedOperation] = [:]
+        /// The segment each live entry was read from.
         var entrySegment: [UInt64: UInt64] = [:]
         var highest: UInt64 = 0
+        /// Whether the journal must be rewritten: damaged, migrated or trimmed.
         var rewrite = false
-        var resolvedSequences = Set<UInt64>()
+        var resolved = Set<UInt64>()
         var segments: [(number: UInt64, url: URL, size: Int)] = []
-        for name in try Self.names(in: journalFolder) {
-            guard name.hasSuffix(".log"), name.count == 24, let number = UInt64(name.prefix(20)),
-                number > 0, number < Self.sequenceLimit
-            else { continue }
-            let url = journalFolder.appendingPathComponent(name)
-            let data = try Self.readRegularFile(url)
-            segments.append((number, url, data.count))
-            let scan = JournalRecord.scan(data)
-            for range in scan.damaged {
-                rewrite = true
-                let aside = setAside(data.subdata(in: range), named: "\(name).\(range.lowerBound)")
-                log(
-                    "corrupt queue entry in \(name) at byte \(range.lowerBound) "
-                        + (aside.map { "moved aside to \($0.path)" } ?? "could not be moved aside")
-                        + " (damaged bytes); the rest of the queue goes on")
+        /// Version 1 files read into `entries`, removed once the rewritten journal is durable.
+        var legacyFiles: [URL] = []
+        var dead: [DeadLetter] = []
+    }
+
+    /// Reads journal segment `name` (other names are skipped), setting its damaged records aside.
+    private func readSegment(named name: String, into scan: inout LoadScan, log: (String) -> Void) throws {
+        guard name.hasSuffix(".log"), name.count == 24, let number = UInt64(name.prefix(20)),
+            number > 0, number < Self.sequenceLimit
+        else { return }
+        let url = journalFolder.appendingPathComponent(name)
+        let data = try Self.readRegularFile(url)
+        scan.segments.append((number, url, data.count))
+        let records = JournalRecord.scan(data)
+        for range in records.damaged {
+            scan.rewrite = true
+            let aside = setAside(data.subdata(in: range), named: "\(name).\(range.lowerBound)")
+            log(Self.setAsideMessage("in \(name) at byte \(range.lowerBound)", aside: aside, reason: "damaged bytes"))
+        }
+        if let tail = records.tail {
+            scan.rewrite = true
+            log("dropped \(tail.count) bytes at the end of \(name): a write cut short by a crash, never acknowledged")
+        }
+        for (record, range) in records.records {
+            apply(record, in: name, at: range.lowerBound, of: number, to: &scan, log: log)
+        }
+    }
+
+    /// Applies the journal record at byte `offset` of segment `segment` (file `name`).
+    private func apply(
+        _ record: JournalRecord, in name: String, at offset: Int, of segment: UInt64, to scan: inout LoadScan,
+        log: (String) -> Void
+    ) {
+        switch record {
+        case .entry(let sequence, let json):
+            do {
+                scan.entries[sequence] = try Self.decodeEntry(json, sequence: sequence)
+                scan.entrySegment[sequence] = segment
+                scan.highest = max(scan.highest, sequence)
+            } catch {
+                scan.rewrite = true
+                let aside = setAside(json, named: "\(name).\(offset).json")
+                log(Self.setAsideMessage("in \(name) at byte \(offset)", aside: aside, reason: "\(error)"))
             }
-            if let tail = scan.tail {
-                rewrite = true
-                log(
-                    "dropped \(tail.count) bytes at the end of \(name): a write cut short by a crash, never acknowledged"
-                )
+        case .attempts(let sequence, let attempts):
+            if var operation = scan.entries[sequence], attempts <= Self.attemptsLimit {
+                operation.attempts = max(operation.attempts, attempts)
+                scan.entries[sequence] = operation
             }
-            for (record, range) in scan.records {
-                switch record {
-                case .entry(let sequence, let json):
-                    do {
-                        let operation = try Self.decodeEntry(json, sequence: sequence)
-                        entries[sequence] = operation
-                        entrySegment[sequence] = number
-                        highest = max(highest, sequence)
-                    } catch {
-                        rewrite = true
-                        let aside = setAside(json, named: "\(name).\(range.lowerBound).json")
-                        log(
-                            "corrupt queue entry in \(name) at byte \(range.lowerBound) "
-                                + (aside.map { "moved aside to \($0.path)" } ?? "could not be moved aside")
-                                + " (\(error)); the rest of the queue goes on")
-                    }
-                case .attempts(let sequence, let attempts):
-                    if var operation = entries[sequence], attempts <= Self.attemptsLimit {
-                        operation.attempts = max(operation.attempts, attempts)
-                        entries[sequence] = operation
-                    }
-                case .resolved(let sequences):
-                    for sequence in sequences {
-                        resolvedSequences.insert(sequence)
-                        entries[sequence] = nil
-                        entrySegment[sequence] = nil
-                        if sequence < Self.sequenceLimit { highest = max(highest, sequence) }
-                    }
-                }
+        case .resolved(let sequences):
+            for sequence in sequences {
+                scan.resolved.insert(sequence)
+                scan.entries[sequence] = nil
+                scan.entrySegment[sequence] = nil
+                if sequence < Self.sequenceLimit { scan.highest = max(scan.highest, sequence) }
             }
         }
-        // Version 1's one file per operation: moved into the journal.
-        var legacyFiles: [URL] = []
+    }
+    /// Version 1's one file per operation: read into the journal's entries (which win), or set aside.
+    private func readVersion1Files(into scan: inout LoadScan, log: (String) -> Void) {
         for file in entryFiles(in: pendingFolder) {
-            legacyFiles.append(file)
-            rewrite = true
+            scan.rewrite = true
             do {
                 let operation = try Self.decodeEntry(Self.readRegularFile(file))
-                highest = max(highest, operation.sequence)
-                if entries[operation.sequence] == nil, !resolvedSequences.contains(operation.sequence) {
-                    entries[operation.sequence] = operation
+                scan.legacyFiles.append(file)
+                scan.highest = max(scan.highest, operation.sequence)
+                if scan.entries[operation.sequence] == nil, !scan.resolved.contains(operation.sequence) {
+                    scan.entries[operation.sequence] = operation
                 }
             } catch {
-                legacyFiles.removeLast()
                 moveAside(file, reason: error, log: log)
             }
         }
-        var dead: [DeadLetter] = []
+    }
+
+    /// Reads the dead letters, setting aside those that cannot be read.
+    private func readDeadLetters(into scan: inout LoadScan, log: (String) -> Void) {
         for file in entryFiles(in: deadFolder) {
             do {
                 let letter = try Self.decodeDeadLetter(Self.readRegularFile(file))
-                highest = max(highest, letter.operation.sequence)
-                dead.append(letter)
+                scan.highest = max(scan.highest, letter.operation.sequence)
+                scan.dead.append(letter)
             } catch {
                 moveAside(file, reason: error, log: log)
             }
         }
-        // A crash between writing a dead letter and resolving its entry leaves both: finish the move.
-        let deadIDs = Set(dead.map(\.operation.id))
-        for (sequence, operation) in entries where deadIDs.contains(operation.id) {
-            entries[sequence] = nil
-            rewrite = true
+    }
+
+    /// Drops the entries that are already dead letters (a crash between writing the letter and resolving the
+    /// entry leaves both: this finishes the move) and sets aside those whose body file is missing.
+    private func dropUnsendableEntries(from scan: inout LoadScan, log: (String) -> Void) {
+        let deadIDs = Set(scan.dead.map(\.operation.id))
+        for (sequence, operation) in scan.entries where deadIDs.contains(operation.id) {
+            scan.entries[sequence] = nil
+            scan.rewrite = true
         }
-        for (sequence, operation) in entries {
+        for (sequence, operation) in scan.entries {
             guard let name = operation.bodyFileName else { continue }
             let file = bodiesFolder.appendingPathComponent(name)
             var info = stat()
             guard lstat(file.path, &info) != 0 || info.st_mode & S_IFMT != S_IFREG else { continue }
-            entries[sequence] = nil
-            rewrite = true
-            let aside = (try? Self.encode(operation)).flatMap {
-                setAside($0, named: "\(Self.baseName(sequence: sequence)).json")
-            }
-            log(
-                "corrupt queue entry \(Self.baseName(sequence: sequence)) "
-                    + (aside.map { "moved aside to \($0.path)" } ?? "could not be moved aside")
-                    + " (its body file \(name) is missing); the rest of the queue goes on")
+            scan.entries[sequence] = nil
+            scan.rewrite = true
+            let baseName = Self.baseName(sequence: sequence)
+            let aside = (try? Self.encode(operation)).flatMap { setAside($0, named: "\(baseName).json") }
+            log(Self.setAsideMessage(baseName, aside: aside, reason: "its body file \(name) is missing"))
         }
-        let pending = entries.values.sorted { $0.sequence < $1.sequence }
-        removeOrphanBodies(referenced: Set((pending + dead.map(\.operation)).compactMap(\.bodyFileName)))
+    }
 
+    /// The journal, open for appending: the one segment as it is, or a fresh segment holding only `pending`
+    /// when it was damaged, migrated, split into several segments, or mostly resolved records.
+    private func openJournal(for pending: [QueuedOperation], scan: LoadScan) throws -> OfflineJournal {
         let liveBytes = pending.reduce(0) { $0 + $1.bodyLength }
-        let segmentBytes = segments.reduce(0) { $0 + $1.size }
-        let next = highest + 1
-        // Rewritten when damaged, migrated, split into several segments, or mostly resolved records.
+        let segmentBytes = scan.segments.reduce(0) { $0 + $1.size }
         let mostlyResolved = segmentBytes > 1024 * 1024 && segmentBytes > 4 * (liveBytes + 512 * pending.count)
-        if !rewrite, !mostlyResolved, segments.count == 1 {
-            let active = segments[0].number
-            var live: [UInt64: (segment: UInt64, bytes: Int)] = [:]
-            for operation in pending {
-                live[operation.sequence] = (entrySegment[operation.sequence] ?? active, operation.bodyLength)
-            }
-            let journal = try OfflineJournal(
-                folder: journalFolder, bodiesFolder: bodiesFolder, segment: active, live: live, nextSequence: next)
-            return Loaded(pending: pending, dead: dead, journal: journal)
+        let segment: UInt64
+        var entrySegment = scan.entrySegment
+        if !scan.rewrite, !mostlyResolved, scan.segments.count == 1 {
+            segment = scan.segments[0].number
+        } else {
+            segment = (scan.segments.last?.number ?? 0) + 1
+            try writeSegment(segment, with: pending)
+            for old in scan.segments { unlink(old.url.path) }
+            for file in scan.legacyFiles { unlink(file.path) }
+            try Self.syncFolder(journalFolder)
+            if !scan.legacyFiles.isEmpty { try Self.syncFolder(pendingFolder) }
+            entrySegment = [:]  // every live entry is in the fresh segment now
         }
-        let fresh = (segments.last?.number ?? 0) + 1
-        try writeSegment(fresh, with: pending)
-        for segment in segments { unlink(segment.url.path) }
-        for file in legacyFiles { unlink(file.path) }
-        try Self.syncFolder(journalFolder)
-        if !legacyFiles.isEmpty { try Self.syncFolder(pendingFolder) }
         var live: [UInt64: (segment: UInt64, bytes: Int)] = [:]
-        for operation in pending { live[operation.sequence] = (fresh, operation.bodyLength) }
-        let journal = try OfflineJournal(
-            folder: journalFolder, bodiesFolder: bodiesFolder, segment: fresh, live: live, nextSequence: next)
-        return Loaded(pending: pending, dead: dead, journal: journal)
+        for operation in pending {
+            live[operation.sequence] = (entrySegment[operation.sequence] ?? segment, operation.bodyLength)
+        }
+        return try OfflineJournal(
+            folder: journalFolder, bodiesFolder: bodiesFolder, segment: segment, live: live,
+            nextSequence: scan.highest + 1)
+    }
+
+    /// The log line for a queue entry that could not be read: `what` names it, `aside` is where it was
+    /// kept (`nil`: it could not be), `reason` says what was wrong.
+    private static func setAsideMessage(_ what: String, aside: URL?, reason: String) -> String {
+        "corrupt queue entry \(what) "
+            + (aside.map { "moved aside to \($0.path)" } ?? "could not be moved aside")
+            + " (\(reason)); the rest of the queue goes on"
     }
 
     /// Writes `operations` as the first records of a new segment and makes it durable.
@@ -402,10 +433,7 @@ final class OfflineStore: Sendable {
         let moved = rename(file.path, target.path) == 0
         try? Self.syncFolder(file.deletingLastPathComponent())
         try? Self.syncFolder(corruptFolder)
-        log(
-            "corrupt queue entry \(file.lastPathComponent) "
-                + (moved ? "moved aside to \(target.path)" : "could not be moved aside")
-                + " (\(reason)); the rest of the queue goes on")
+        log(Self.setAsideMessage(file.lastPathComponent, aside: moved ? target : nil, reason: "\(reason)"))
     }
 
     private func removeTemporaryFiles() {
