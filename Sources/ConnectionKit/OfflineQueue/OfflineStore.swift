@@ -21,11 +21,8 @@ import Foundation
 /// inside `bodies/`; every number read is range-checked; nothing outside the folder is deleted.
 final class OfflineStore: Sendable {
     let directory: URL
-    let pendingFolder: URL
-    let bodiesFolder: URL
-    let deadFolder: URL
-    let corruptFolder: URL
-    let journalFolder: URL
+    /// The folders inside `directory` (see the layout above).
+    let pendingFolder, bodiesFolder, deadFolder, corruptFolder, journalFolder: URL
     /// The lock file's descriptor while the lock is held; -1 after `releaseLock()`.
     private let lockDescriptor: Locked<Int32>
 
@@ -38,11 +35,9 @@ final class OfflineStore: Sendable {
     /// its lock.
     init(directory: URL) throws {
         self.directory = directory
-        pendingFolder = directory.appendingPathComponent("pending", isDirectory: true)
-        bodiesFolder = directory.appendingPathComponent("bodies", isDirectory: true)
-        deadFolder = directory.appendingPathComponent("dead", isDirectory: true)
-        corruptFolder = directory.appendingPathComponent("corrupt", isDirectory: true)
-        journalFolder = directory.appendingPathComponent("journal", isDirectory: true)
+        let folder = { directory.appendingPathComponent($0, isDirectory: true) }
+        (pendingFolder, bodiesFolder, deadFolder) = (folder("pending"), folder("bodies"), folder("dead"))
+        (corruptFolder, journalFolder) = (folder("corrupt"), folder("journal"))
         let folders = [directory, pendingFolder, bodiesFolder, deadFolder, corruptFolder, journalFolder]
         for folder in folders {
             try Self.makeTrustedFolder(folder)

@@ -1,15 +1,15 @@
 import Foundation
 
-#if canImport(FoundationNetworking)
-    import FoundationNetworking
-#endif
-
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Musl)
     import Musl
 #elseif canImport(Darwin)
     import Darwin
+#endif
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
 #endif
 
 /// Where a body saved to file lives until it is complete: a temporary file beside the destination

@@ -49,9 +49,7 @@ struct HARDocument: Encodable {
     }
 
     struct Request: Encodable {
-        var method: String
-        var url: String
-        var httpVersion: String
+        var method, url, httpVersion: String
         var cookies: [NameValue] = []
         var headers: [NameValue]
         var queryString: [NameValue]
@@ -80,13 +78,8 @@ struct HARDocument: Encodable {
     struct Cache: Encodable {}
 
     struct Timings: Encodable {
-        var blocked: Double
-        var dns: Double
-        var connect: Double
-        var send: Double
-        var wait: Double
-        var receive: Double
-        var ssl: Double
+        /// In milliseconds, as HAR 1.2 gives them (-1: does not apply).
+        var blocked, dns, connect, send, wait, receive, ssl: Double
     }
 
     var log: Log

@@ -15,41 +15,11 @@
                 return TransportErrorMapping.normalized(
                     URLError(.unknown, userInfo: [NSLocalizedDescriptionKey: detail]), responseArrived: responseArrived)
             }
-            switch ccurl_classify(result) {
-            case ccurl_failure_cannot_find_host:
-                return error(.cannotFindHost, "the server's name could not be resolved", detail: detail, url: url)
-            case ccurl_failure_cannot_connect:
-                return error(.cannotConnectToHost, "could not connect to the server", detail: detail, url: url)
-            case ccurl_failure_timed_out:
-                return error(.timedOut, "the request timed out", detail: detail, url: url)
-            case ccurl_failure_connection_lost:
-                return error(.networkConnectionLost, "the connection was lost", detail: detail, url: url)
-            case ccurl_failure_truncated_body:
-                return error(
-                    .networkConnectionLost, "the connection closed before the whole body arrived", detail: detail,
-                    url: url)
-            case ccurl_failure_empty_reply:
-                return error(
-                    .networkConnectionLost, "the server closed the connection without answering", detail: detail,
-                    url: url)
-            case ccurl_failure_bad_server_response:
-                return error(.badServerResponse, "the server's answer is not valid HTTP", detail: detail, url: url)
-            case ccurl_failure_not_http:
-                return error(.badServerResponse, "the server's answer is not HTTP", detail: detail, url: url)
-            case ccurl_failure_bad_content_encoding:
-                return error(
-                    .cannotDecodeContentData, "the compressed body could not be decoded", detail: detail, url: url)
-            case ccurl_failure_untrusted_certificate:
-                return error(
-                    .serverCertificateUntrusted, "the server's certificate is not trusted", detail: detail, url: url)
-            case ccurl_failure_secure_connection:
-                return error(.secureConnectionFailed, "the secure connection failed", detail: detail, url: url)
-            case ccurl_failure_bad_url:
-                return error(.badURL, "the URL is not valid", detail: detail, url: url)
-            case ccurl_failure_body_unreadable:
-                return error(.cannotOpenFile, "the request body's file could not be read", detail: detail, url: url)
-            case ccurl_failure_aborted:
-                return error(.cancelled, "the transfer was cancelled", detail: detail, url: url)
+            let failure = ccurl_classify(result)
+            if let known = failures[failure.rawValue] {
+                return error(known.code, known.message, detail: detail, url: url)
+            }
+            switch failure {
             case ccurl_failure_out_of_memory where !responseArrived:
                 // libcurl's answer to a header line over its own limit (CURL_MAX_HTTP_HEADER), as over URLSession.
                 return ConnectionError(.responseTooLarge(limit: TransportErrorMapping.libcurlHeaderLineLimit))
@@ -63,6 +33,28 @@
                     URLError(.unknown, userInfo: info), responseArrived: responseArrived)
             }
         }
+
+        /// The `URLError` code and the message of each failure `ccurl_classify` names, by its raw value.
+        private static let failures: [UInt32: (code: URLError.Code, message: String)] = [
+            ccurl_failure_cannot_find_host.rawValue: (.cannotFindHost, "the server's name could not be resolved"),
+            ccurl_failure_cannot_connect.rawValue: (.cannotConnectToHost, "could not connect to the server"),
+            ccurl_failure_timed_out.rawValue: (.timedOut, "the request timed out"),
+            ccurl_failure_connection_lost.rawValue: (.networkConnectionLost, "the connection was lost"),
+            ccurl_failure_truncated_body.rawValue:
+                (.networkConnectionLost, "the connection closed before the whole body arrived"),
+            ccurl_failure_empty_reply.rawValue:
+                (.networkConnectionLost, "the server closed the connection without answering"),
+            ccurl_failure_bad_server_response.rawValue: (.badServerResponse, "the server's answer is not valid HTTP"),
+            ccurl_failure_not_http.rawValue: (.badServerResponse, "the server's answer is not HTTP"),
+            ccurl_failure_bad_content_encoding.rawValue:
+                (.cannotDecodeContentData, "the compressed body could not be decoded"),
+            ccurl_failure_untrusted_certificate.rawValue:
+                (.serverCertificateUntrusted, "the server's certificate is not trusted"),
+            ccurl_failure_secure_connection.rawValue: (.secureConnectionFailed, "the secure connection failed"),
+            ccurl_failure_bad_url.rawValue: (.badURL, "the URL is not valid"),
+            ccurl_failure_body_unreadable.rawValue: (.cannotOpenFile, "the request body's file could not be read"),
+            ccurl_failure_aborted.rawValue: (.cancelled, "the transfer was cancelled"),
+        ]
 
         /// A `URLError` with `code`, a message that says what happened, and libcurl's text in parentheses.
         static func error(_ code: URLError.Code, _ message: String, detail: String, url: URL?) -> URLError {
