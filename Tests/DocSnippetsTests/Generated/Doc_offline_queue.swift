@@ -3,6 +3,7 @@
 // swift-format-ignore-file
 import ConnectionKit
 import Foundation
+import Testing
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -131,4 +132,28 @@ fileprivate func manage(_ queue: OfflineQueue) throws {
     queue.suspend()  // no new attempts; enqueue still works
     queue.resume()  // attempts again, starting now
     queue.close()  // releases the directory; enqueue throws afterwards
+}
+
+// MARK: - docs/offline-queue.md block 9
+
+@Test fileprivate func theGuideRunsAgainstASuspendedQueue() throws {
+    let outbox = FileManager.default.temporaryDirectory.appendingPathComponent("outbox-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: outbox) }
+    let queue = try OfflineQueue(directory: outbox)
+    queue.suspend()
+    queue.register(PostMicropost.self) { PostMicropost() }
+
+    try queueForLater(in: queue)
+    #expect(queue.pending.first?.typeName == "PostMicropost")
+    #expect(queue.pending.first?.headerFields["Content-Type"] == "application/json")
+    #expect(try enqueueUnlessFull(PostMicropost(post: Micropost(content: "And this")), in: queue))
+    try openTunedQueue(outbox: outbox).close()
+    watchDeliveries(of: queue)
+
+    #expect(queue.pending.count == 2)
+    for operation in queue.pending {
+        #expect(try queue.remove(operation))
+    }
+    #expect(queue.pending.isEmpty)
+    try manage(queue)  // resumes an empty queue: nothing is sent
 }
