@@ -9,12 +9,6 @@ import Testing
 
 @Suite("OfflineQueue corrupt entries", .exclusive)
 struct OfflineCorruptionTests {
-    /// `<sequence, 20 digits>.json`, as the queue names entry files.
-    static func fileName(sequence: UInt64) -> String {
-        let digits = String(sequence)
-        return String(repeating: "0", count: max(0, 20 - digits.count)) + digits + ".json"
-    }
-
     /// The journal's segment files.
     static func segments(in directory: URL) throws -> [URL] {
         let journal = directory.appendingPathComponent("journal")
@@ -92,14 +86,12 @@ struct OfflineCorruptionTests {
         do {
             let queue = try OfflineQueue(
                 directory: directory, configuration: OfflineFixtures.configuration(offline: 60))
+            defer { queue.close() }
             queue.suspend()
             template = try queue.enqueue(PostNote(base: reservation.baseURL, text: "template"))
             #expect(try queue.remove(template))
-            queue.close()
         }
         let pending = directory.appendingPathComponent("pending")
-        let encoder = JSONEncoder()
-        encoder.dateEncodingStrategy = .iso8601
         var files: [URL] = []
         var operations: [QueuedOperation] = []
         for index in 0..<4 {
@@ -108,10 +100,8 @@ struct OfflineCorruptionTests {
             operation.sequence = UInt64(index + 11)
             operation.idempotencyKey = "v1-\(index)"
             operations.append(operation)
-            let file = pending.appendingPathComponent(Self.fileName(sequence: UInt64(index + 11)))
-            let entry = try #require(
-                try JSONSerialization.jsonObject(with: encoder.encode(operation)) as? [String: Any])
-            var edited = entry
+            let file = pending.appendingPathComponent(OfflineFixtures.entryFileName(sequence: UInt64(index + 11)))
+            var edited = try OfflineFixtures.storedJSON(operation)
             edited["inlineBody"] = Data("note-\(index)".utf8).base64EncodedString()
             edited["bodyLength"] = "note-\(index)".utf8.count
             try JSONSerialization.data(withJSONObject: edited).write(to: file)
@@ -150,24 +140,16 @@ struct OfflineCorruptionTests {
         let reservation = try PortReservation()
         let directory = OfflineFixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let operation: QueuedOperation
-        do {
-            let queue = try OfflineQueue(
-                directory: directory, configuration: OfflineFixtures.configuration(offline: 60))
-            queue.suspend()
-            operation = try queue.enqueue(PostNote(base: reservation.baseURL, text: "rejected"))
-            queue.close()
-        }
+        let operation = try OfflineFixtures.enqueueOne(
+            PostNote(base: reservation.baseURL, text: "rejected"), in: directory)
         // What moving to the dead letters leaves if killed after its first write: the dead letter, and the
         // entry still live in the journal.
-        let encoder = JSONEncoder()
-        encoder.dateEncodingStrategy = .iso8601
-        let stored = try JSONSerialization.jsonObject(with: encoder.encode(operation))
+        let stored = try OfflineFixtures.storedJSON(operation)
         let letter: [String: Any] = [
             "operation": stored, "reason": "PostNote failed: the server answered 422.", "statusCode": 422,
             "date": "2026-01-01T00:00:00Z",
         ]
-        let name = Self.fileName(sequence: operation.sequence)
+        let name = OfflineFixtures.entryFileName(sequence: operation.sequence)
         try JSONSerialization.data(withJSONObject: letter).write(
             to: directory.appendingPathComponent("dead").appendingPathComponent(name))
 

@@ -20,52 +20,6 @@ extension OfflineQueueCrashTests {
     static let producers = 16
     static let inFlight = 8
 
-    /// Runs the helper until it printed `READY` (its queue is open) and `lines` lines after it, then kills it
-    /// with SIGKILL; or to its end with `lines == nil`. Returns what it printed.
-    static func runConcurrentHelper(_ arguments: [String], killAfterLines lines: Int?) throws -> String {
-        let helper = try #require(OfflineQueueCrashTests.helperURL(), "OfflineQueueCrashHelper was not built")
-        let process = Process()
-        process.executableURL = helper
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let reader = pipe.fileHandleForReading
-        var output = Data()
-        if let lines {
-            // `READY` is a line of its own, so the kill comes after `lines + 1` lines.
-            while output.reduce(0, { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) }) < lines + 1 {
-                let chunk = reader.availableData
-                if chunk.isEmpty { break }
-                output.append(chunk)
-            }
-            kill(process.processIdentifier, SIGKILL)
-        }
-        try? pipe.fileHandleForWriting.close()
-        output.append(reader.readDataToEndOfFile())
-        process.waitUntilExit()
-        if lines == nil {
-            #expect(process.terminationStatus == 0)
-        } else {
-            #expect(process.terminationReason == .uncaughtSignal || output.suffix(5) == Data("DONE\n".utf8))
-        }
-        return String(decoding: output, as: UTF8.self)
-    }
-
-    /// `<index> <key>` lines by key. Each line is one `write` of the helper, so lines never interleave.
-    static func concurrentAcknowledgements(in output: String) -> [String: Int] {
-        var acknowledged: [String: Int] = [:]
-        for line in output.split(separator: "\n") where line != "DONE" && line != "READY" {
-            let parts = line.split(separator: " ")
-            guard parts.count == 2, let index = Int(parts[0]) else {
-                Issue.record("unexpected helper output line: \(line)")
-                continue
-            }
-            acknowledged[String(parts[1])] = index
-        }
-        return acknowledged
-    }
-
     @Test(
         "SIGKILL during group commit from 16 threads: every acknowledged write arrives once, nothing else but the few in progress",
         arguments: 0..<6)
@@ -74,12 +28,12 @@ extension OfflineQueueCrashTests {
         let directory = OfflineFixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let killAfter = round == 0 ? 0 : Int.random(in: 1..<(Self.concurrentWrites - 50))
-        let output = try Self.runConcurrentHelper(
+        let output = try Self.runHelper(
             [
                 "enqueue", directory.path, reservation.baseURL.absoluteString, String(Self.concurrentWrites),
                 String(Self.producers),
-            ], killAfterLines: killAfter)
-        let acknowledged = Self.concurrentAcknowledgements(in: output)
+            ], killAfterLines: killAfter, mayFinishFirst: true)
+        let acknowledged = Self.acknowledgements(in: output)
         #expect(acknowledged.count >= killAfter)
 
         let server = TestServer()
@@ -125,8 +79,8 @@ extension OfflineQueueCrashTests {
         let reservation = try PortReservation()
         let directory = OfflineFixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let acknowledged = Self.concurrentAcknowledgements(
-            in: try Self.runConcurrentHelper(
+        let acknowledged = Self.acknowledgements(
+            in: try Self.runHelper(
                 ["enqueue", directory.path, reservation.baseURL.absoluteString, String(writes), "4"],
                 killAfterLines: nil))
         #expect(acknowledged.count == writes)
@@ -136,10 +90,10 @@ extension OfflineQueueCrashTests {
         server.route("POST", "/writes") { _ in .text("ok") }
         try reservation.startServer(server)
         let killAfter = round == 0 ? Int.random(in: 1..<10) : Int.random(in: 10..<(writes - 20))
-        let drained = try Self.runConcurrentHelper(
+        let drained = try Self.runHelper(
             ["drain", directory.path, reservation.baseURL.absoluteString, String(Self.inFlight)],
-            killAfterLines: killAfter)
-        let deliveredByChild = drained.split(separator: "\n").filter { $0.hasPrefix("DELIVERED ") }.count
+            killAfterLines: killAfter, mayFinishFirst: true)
+        let deliveredByChild = Self.lines(in: drained).filter { $0.hasPrefix("DELIVERED ") }.count
         #expect(deliveredByChild >= killAfter)
 
         var configuration = OfflineFixtures.configuration()

@@ -97,6 +97,29 @@ enum OfflineFixtures {
             log: { line in log?.append(line) })
     }
 
+    /// Opens the queue in `directory`, suspended so that nothing is sent, enqueues `request` and closes the
+    /// queue again; returns the stored write.
+    static func enqueueOne(_ request: AnyConnectionRequest, in directory: URL) throws -> QueuedOperation {
+        let queue = try OfflineQueue(directory: directory, configuration: configuration(offline: 60))
+        defer { queue.close() }
+        queue.suspend()
+        return try queue.enqueue(request)
+    }
+
+    /// `<sequence, 20 digits>.json`, as the queue names an entry's file (version 1's `pending/`, `dead/`).
+    static func entryFileName(sequence: UInt64) -> String {
+        let digits = String(sequence)
+        return String(repeating: "0", count: max(0, 20 - digits.count)) + digits + ".json"
+    }
+
+    /// `operation` as the JSON object the queue stores, for a test to edit and plant.
+    static func storedJSON(_ operation: QueuedOperation) throws -> [String: Any] {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .iso8601
+        let object = try JSONSerialization.jsonObject(with: encoder.encode(operation))
+        return try #require(object as? [String: Any])
+    }
+
     /// Every regular file under `directory`, recursively.
     static func files(in directory: URL) -> [URL] {
         guard let enumerator = FileManager.default.enumerator(at: directory, includingPropertiesForKeys: nil) else {

@@ -38,30 +38,13 @@ struct OfflineTrustTests {
         }
     }
 
-    /// A queue with one write enqueued (not sent), closed again; returns the write.
-    static func queueWithOneWrite(in directory: URL, base: URL) throws -> QueuedOperation {
-        let queue = try OfflineQueue(directory: directory, configuration: OfflineFixtures.configuration(offline: 60))
-        defer { queue.close() }
-        queue.suspend()
-        return try queue.enqueue(SecretWrite(base: base))
-    }
-
     /// Writes `entry` (a `QueuedOperation` as JSON, edited by the caller) where the queue's version 1 kept
     /// one entry per file, `pending/<sequence>.json`: what an attacker who can write the folder plants.
-    static func plant(_ entry: [String: Any], sequence: String, in directory: URL) throws {
-        let pending = directory.appendingPathComponent("pending")
-        let file = pending.appendingPathComponent(String(repeating: "0", count: max(0, 20 - sequence.count)) + sequence)
-            .appendingPathExtension("json")
+    static func plant(_ entry: [String: Any], sequence: UInt64, in directory: URL) throws {
+        let file = directory.appendingPathComponent("pending")
+            .appendingPathComponent(OfflineFixtures.entryFileName(sequence: sequence))
         try JSONSerialization.data(withJSONObject: entry).write(to: file)
         chmod(file.path, 0o600)
-    }
-
-    /// `operation` as the JSON object the queue stores.
-    static func json(_ operation: QueuedOperation) throws -> [String: Any] {
-        let encoder = JSONEncoder()
-        encoder.dateEncodingStrategy = .iso8601
-        let object = try JSONSerialization.jsonObject(with: encoder.encode(operation))
-        return try #require(object as? [String: Any])
     }
 
     @Test("a queue folder that is group- or world-writable is refused, naming the problem", arguments: [0o770, 0o703])
@@ -77,7 +60,7 @@ struct OfflineTrustTests {
     func writableSubfolderIsRefused() throws {
         let directory = OfflineFixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        _ = try Self.queueWithOneWrite(in: directory, base: URL(fileURLWithPath: "/"))
+        _ = try OfflineFixtures.enqueueOne(SecretWrite(base: URL(fileURLWithPath: "/")), in: directory)
         chmod(directory.appendingPathComponent("pending").path, 0o777)
         #expect(Self.refusal(directory).contains("writable"))
     }
@@ -104,9 +87,9 @@ struct OfflineTrustTests {
             try? FileManager.default.removeItem(at: directory)
             try? FileManager.default.removeItem(at: outside)
         }
-        let operation = try Self.queueWithOneWrite(in: directory, base: URL(fileURLWithPath: "/"))
+        let operation = try OfflineFixtures.enqueueOne(SecretWrite(base: URL(fileURLWithPath: "/")), in: directory)
         try FileManager.default.createDirectory(at: outside, withIntermediateDirectories: false)
-        var entry = try Self.json(operation)
+        var entry = try OfflineFixtures.storedJSON(operation)
         entry["sequence"] = 7
         entry["id"] = UUID().uuidString
         let target = outside.appendingPathComponent("entry.json")
@@ -138,21 +121,15 @@ struct OfflineTrustTests {
         attacker.route("PUT", "/secret-writes") { _ in .text("thanks") }
         let directory = OfflineFixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let genuine = try Self.queueWithOneWrite(in: directory, base: server.baseURL)
-        var entry = try Self.json(genuine)
+        let genuine = try OfflineFixtures.enqueueOne(SecretWrite(base: server.baseURL), in: directory)
+        var entry = try OfflineFixtures.storedJSON(genuine)
         entry["url"] = attacker.url("/secret-writes?page=1").absoluteString
         entry["sequence"] = 2
         entry["id"] = UUID().uuidString
         entry["idempotencyKey"] = "planted-key"
-        try Self.plant(entry, sequence: "2", in: directory)
+        try Self.plant(entry, sequence: 2, in: directory)
         // A later genuine write: once it is delivered, the planted one (before it in order) was dealt with.
-        do {
-            let queue = try OfflineQueue(
-                directory: directory, configuration: OfflineFixtures.configuration(offline: 60))
-            queue.suspend()
-            _ = try queue.enqueue(SecretWrite(base: server.baseURL, body: Data("last".utf8)))
-            queue.close()
-        }
+        _ = try OfflineFixtures.enqueueOne(SecretWrite(base: server.baseURL, body: Data("last".utf8)), in: directory)
 
         let queue = try OfflineQueue(directory: directory, configuration: OfflineFixtures.configuration())
         defer { queue.close() }
@@ -185,24 +162,18 @@ struct OfflineTrustTests {
         let victim = directory.deletingLastPathComponent().appendingPathComponent("victim-\(UUID().uuidString).txt")
         defer { try? FileManager.default.removeItem(at: victim) }
         try Data("the victim's private file".utf8).write(to: victim)
-        let genuine = try Self.queueWithOneWrite(in: directory, base: server.baseURL)
-        do {
-            let queue = try OfflineQueue(
-                directory: directory, configuration: OfflineFixtures.configuration(offline: 60))
-            queue.suspend()
-            _ = try queue.enqueue(SecretWrite(base: server.baseURL, body: Data("last".utf8)))
-            queue.close()
-        }
+        let genuine = try OfflineFixtures.enqueueOne(SecretWrite(base: server.baseURL), in: directory)
+        _ = try OfflineFixtures.enqueueOne(SecretWrite(base: server.baseURL, body: Data("last".utf8)), in: directory)
 
         for (sequence, name) in [(10, "../../\(victim.lastPathComponent)"), (11, victim.path), (12, "..")] {
-            var entry = try Self.json(genuine)
+            var entry = try OfflineFixtures.storedJSON(genuine)
             entry["sequence"] = sequence
             entry["id"] = UUID().uuidString
             entry["idempotencyKey"] = "planted-\(sequence)"
             entry["inlineBody"] = nil
             entry["bodyFileName"] = name
             entry["bodyLength"] = 25
-            try Self.plant(entry, sequence: String(sequence), in: directory)
+            try Self.plant(entry, sequence: UInt64(sequence), in: directory)
         }
         let log = Collector<String>()
         let queue = try OfflineQueue(directory: directory, configuration: OfflineFixtures.configuration(log: log))
@@ -231,8 +202,8 @@ struct OfflineTrustTests {
         server.route("PUT", "/secret-writes") { _ in .text("stored") }
         let directory = OfflineFixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let genuine = try Self.queueWithOneWrite(in: directory, base: server.baseURL)
-        var entry = try Self.json(genuine)
+        let genuine = try OfflineFixtures.enqueueOne(SecretWrite(base: server.baseURL), in: directory)
+        var entry = try OfflineFixtures.storedJSON(genuine)
         entry["sequence"] = 5
         entry["id"] = UUID().uuidString
         entry["idempotencyKey"] = "planted"
