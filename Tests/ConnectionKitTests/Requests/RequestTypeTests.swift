@@ -19,13 +19,6 @@ private final class FetchCatalog: JSONConnectionRequest<[CatalogEntry]>, @unchec
     override var url: URL? { target }
 }
 
-private final class FetchAnyJSON: JSONConnectionRequest<JSON>, @unchecked Sendable {
-    // Safe: only immutable stored properties.
-    let target: URL
-    init(_ target: URL) { self.target = target }
-    override var url: URL? { target }
-}
-
 private final class CreateCatalogEntry: JSONConnectionRequest<CatalogEntry>, @unchecked Sendable {
     // Safe: only immutable stored properties.
     let target: URL
@@ -91,7 +84,7 @@ struct RequestTypeTests {
         let server = try TestServer.started()
         defer { server.stop() }
         server.route("/any") { _ in .jsonString(#"{"events":[{"name":"Climbing","id":1,"open":true}],"next":null}"#) }
-        let json = try await FetchAnyJSON(server.url("/any")).value()
+        let json = try await FetchJSON(server.url("/any")).value()
         #expect(json["events"]?[0]?["name"]?.stringValue == "Climbing")
         #expect(json["events"]?[0]?["id"]?.intValue == 1)
         #expect(json["events"]?[0]?["open"]?.boolValue == true)

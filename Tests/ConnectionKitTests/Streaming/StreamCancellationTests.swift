@@ -20,37 +20,32 @@ private let settleWindow: TimeInterval = 0.5
 
 @Suite("Cancelling a stream mid-way ends it once, with no element after the ending", .timeLimit(.minutes(2)))
 struct StreamCancellationTests {
-    @Test("cancel() mid-stream: one cancelled ending, no element after it")
-    func cancelMethod() async throws {
-        let server = try TestServer.started()
-        defer { server.stop() }
-        endlessEvents(server)
-        let request = Feed(server.url("/endless"))
-        let recorder = StreamRecorder(request)
-        request.start()
-        await recorder.wait { $0.elements.count >= 3 }
-        request.cancel()
-        let error = try await recorder.connectionError()
-        #expect(error.isCancelled)
-        try await Task.sleep(for: .seconds(settleWindow))  // a settle window, not synchronisation
-        await testCallbackQueue.drain()
-        #expect(recorder.endings.count == 1)
-        #expect(!recorder.elementAfterEnding)
+    /// Who cancels the stream mid-way.
+    enum Canceller: String, CaseIterable, Sendable, CustomTestStringConvertible {
+        case method = "cancel()"
+        case registry = "the registry's cancelAll"
+        var testDescription: String { rawValue }
     }
 
-    @Test("the registry's cancelAll mid-stream: one cancelled ending, no element after it")
-    func cancelFromRegistry() async throws {
+    @Test(
+        "cancel() or the registry's cancelAll mid-stream: one cancelled ending, no element after it",
+        arguments: Canceller.allCases)
+    func cancelMidStream(by canceller: Canceller) async throws {
         let server = try TestServer.started()
         defer { server.stop() }
         endlessEvents(server)
-        let request = RegistryCancelledFeed(server.url("/endless"))
+        let url = server.url("/endless")
+        let request: Feed = canceller == .method ? Feed(url) : RegistryCancelledFeed(url)
         let recorder = StreamRecorder(request)
         request.start()
         await recorder.wait { $0.elements.count >= 3 }
         #expect(
             (ConnectionRegistry.shared.snapshot().first { $0.identifier == request.identifier }?.elementCount ?? 0) >= 3
         )
-        ConnectionRegistry.shared.cancelAll(RegistryCancelledFeed.self)
+        switch canceller {
+        case .method: request.cancel()
+        case .registry: ConnectionRegistry.shared.cancelAll(RegistryCancelledFeed.self)
+        }
         let error = try await recorder.connectionError()
         #expect(error.isCancelled)
         try await Task.sleep(for: .seconds(settleWindow))  // a settle window, not synchronisation
