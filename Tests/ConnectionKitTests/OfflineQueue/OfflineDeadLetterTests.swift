@@ -30,14 +30,7 @@ struct OfflineDeadLetterTests {
 
     /// Answers each request to `path` with the next status of `statuses` (the last one repeats).
     static func route(_ server: TestServer, _ path: String, statuses: [Int]) {
-        let served = Mutex(0)
-        server.route("POST", path) { _ in
-            let index = served.withLock { count -> Int in
-                defer { count += 1 }
-                return count
-            }
-            return .status(statuses[min(index, statuses.count - 1)], body: "answer")
-        }
+        OfflineFixtures.answer(server, path, inTurn: statuses.map { .status($0, body: "answer") })
     }
 
     @Test(

@@ -48,14 +48,7 @@ struct OfflineIntervalTests {
         let reservation = try PortReservation()
         let server = TestServer()
         defer { server.stop() }
-        let served = Mutex(0)
-        server.route("POST", "/notes") { _ in
-            let count = served.withLock { count -> Int in
-                count += 1
-                return count
-            }
-            return count <= 2 ? .status(503) : .text("ok")
-        }
+        OfflineFixtures.answer(server, "/notes", inTurn: Array(repeating: .status(503), count: 2) + [.text("ok")])
         let directory = OfflineFixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let queue = try OfflineQueue(
@@ -97,14 +90,7 @@ struct OfflineIntervalTests {
     func backoffPolicy() throws {
         let server = try TestServer.started()
         defer { server.stop() }
-        let served = Mutex(0)
-        server.route("POST", "/notes") { _ in
-            let count = served.withLock { count -> Int in
-                count += 1
-                return count
-            }
-            return count <= 3 ? .status(500) : .text("ok")
-        }
+        OfflineFixtures.answer(server, "/notes", inTurn: Array(repeating: .status(500), count: 3) + [.text("ok")])
         let directory = OfflineFixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         var configuration = OfflineFixtures.configuration(online: 0.05, offline: 0.05)

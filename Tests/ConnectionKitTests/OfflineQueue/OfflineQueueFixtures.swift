@@ -120,6 +120,20 @@ enum OfflineFixtures {
         return try #require(object as? [String: Any])
     }
 
+    /// Answers the requests to `method path` with `responses` in turn, the last one repeating.
+    static func answer(
+        _ server: TestServer, _ path: String, inTurn responses: [TestResponse], method: String = "POST"
+    ) {
+        let served = Mutex(0)
+        server.route(method, path) { _ in
+            let index = served.withLock { count -> Int in
+                defer { count += 1 }
+                return count
+            }
+            return responses[min(index, responses.count - 1)]
+        }
+    }
+
     /// Every regular file under `directory`, recursively.
     static func files(in directory: URL) -> [URL] {
         guard let enumerator = FileManager.default.enumerator(at: directory, includingPropertiesForKeys: nil) else {
