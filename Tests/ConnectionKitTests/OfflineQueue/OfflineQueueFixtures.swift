@@ -36,7 +36,7 @@ final class PostNote: ConnectionRequest<Data>, @unchecked Sendable {
 
 /// Collects values from any thread and lets a test wait until there are enough.
 final class Collector<Value: Sendable>: Sendable {
-    private let values = Mutex<[Value]>([])
+    private let values = Locked<[Value]>([])
     private let arrived = DispatchSemaphore(value: 0)
 
     func append(_ value: Value) {
@@ -60,23 +60,6 @@ final class Collector<Value: Sendable>: Sendable {
             }
         }
         return true
-    }
-}
-
-/// A minimal lock box for test bookkeeping.
-final class Mutex<Value>: @unchecked Sendable {
-    // Safe: `value` is only touched while `lock` is held.
-    private var value: Value
-    private let lock = NSLock()
-
-    init(_ value: Value) {
-        self.value = value
-    }
-
-    func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body(&value)
     }
 }
 
@@ -124,7 +107,7 @@ enum OfflineFixtures {
     static func answer(
         _ server: TestServer, _ path: String, inTurn responses: [TestResponse], method: String = "POST"
     ) {
-        let served = Mutex(0)
+        let served = Locked(0)
         server.route(method, path) { _ in
             let index = served.withLock { count -> Int in
                 defer { count += 1 }

@@ -12,7 +12,7 @@ import Foundation
 /// This is "the server is down" for the offline queue's tests, without the port being taken meanwhile.
 final class PortReservation: Sendable {
     let port: Int
-    private let descriptor: Mutex<Int32>
+    private let descriptor: Locked<Int32>
 
     init() throws {
         // Close-on-exec from the start: a child process spawned meanwhile by a parallel test (the crash test's)
@@ -42,7 +42,7 @@ final class PortReservation: Sendable {
             throw ReservationError(message: "bind failed: errno \(errno)")
         }
         port = Int(UInt16(bigEndian: address.sin_port))
-        descriptor = Mutex(fd)
+        descriptor = Locked(fd)
     }
 
     deinit {
