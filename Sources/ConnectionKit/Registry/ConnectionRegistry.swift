@@ -18,6 +18,8 @@ public final class ConnectionRegistry: Sendable {
     private struct Entry {
         let request: AnyConnectionRequest
         let order: UInt64
+        /// The run that registered it: only that run's ending removes it.
+        var run: RunNumber
     }
 
     private struct State {
@@ -119,23 +121,30 @@ public final class ConnectionRegistry: Sendable {
     /// Whether anybody listens to events (checked before building one).
     var hasListeners: Bool { state.withLock { !$0.listeners.isEmpty } }
 
-    /// Adds `request`. The lifecycle calls this under the request's own lock, in the same step
-    /// that makes it running, so that a `cancel()` racing `start()` always finds it registered.
-    /// Lock order: request, then registry, then activity; the registry never takes a request's lock.
-    func register(_ request: AnyConnectionRequest) {
+    /// Adds run `run` of `request`. Called outside the request's lock, so the ending of the run may
+    /// already have unregistered it: the lifecycle then calls ``unregister(_:run:)`` again afterwards.
+    /// An entry for a later run is kept (a late call for an earlier run changes nothing).
+    /// Lock order: registry, then activity; the registry never takes a request's lock.
+    func register(_ request: AnyConnectionRequest, run: RunNumber) {
         state.withLock { state in
-            guard state.entries[ObjectIdentifier(request)] == nil else { return }
-            state.entries[ObjectIdentifier(request)] = Entry(request: request, order: state.nextOrder)
+            let key = ObjectIdentifier(request)
+            if let entry = state.entries[key] {
+                if entry.run < run { state.entries[key]?.run = run }
+                return
+            }
+            state.entries[key] = Entry(request: request, order: state.nextOrder, run: run)
             state.nextOrder &+= 1
             // Under the registry's lock, so that the activity count follows the registry's order.
             NetworkActivity.shared.requestCountChanged(by: 1)
         }
     }
 
-    /// Called with the request's lock held, like ``register(_:)``.
-    func unregister(_ request: AnyConnectionRequest) {
+    /// Removes `request` if run `run` is the one registered.
+    func unregister(_ request: AnyConnectionRequest, run: RunNumber) {
         state.withLock { state in
-            guard state.entries.removeValue(forKey: ObjectIdentifier(request)) != nil else { return }
+            let key = ObjectIdentifier(request)
+            guard state.entries[key]?.run == run else { return }
+            state.entries.removeValue(forKey: key)
             NetworkActivity.shared.requestCountChanged(by: -1)
         }
     }
