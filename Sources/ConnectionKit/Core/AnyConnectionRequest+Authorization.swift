@@ -18,7 +18,7 @@ extension AnyConnectionRequest {
             return .some(state.authorizationGeneration)
         }
         guard let sentWith else { return false }
-        ConnectionRegistry.shared.emit(.retried(attempt: attempt + 1, after: 0, error: error), for: self)
+        RequestObservers.notify(.retried(attempt: attempt + 1, after: 0, error: error), for: self)
         refresher.refresh(after: sentWith ?? refresher.generation) { [weak self] result in
             // Off the refresher's task (the next attempt may assemble a large multipart body) and off the
             // caller's stack (the outcome may be known at once).

@@ -50,7 +50,7 @@ extension AnyConnectionRequest {
             if case .deliver(let final) = committed { outcome = final }
         }
         ConnectionRegistry.shared.unregister(self, run: closing.run)
-        ConnectionRegistry.shared.emit(.ended(outcome), for: self)
+        RequestObservers.notify(.ended(outcome), for: self)
         let waiters: [Waiter] = storage.withLock { state in
             let (mine, others) = state.waiters.partitioned { $0.run == closing.run }
             state.waiters = others
@@ -72,11 +72,8 @@ extension AnyConnectionRequest {
 
     /// Runs on the callback queue: the user-visible ending.
     private func deliver(_ outcome: RunOutcome, of run: RunNumber, waiters: [Waiter]) {
-        let interceptor = storage.withLock { state in
-            state.deliveringWaiters = waiters
-            defer { state.offlineInterceptor = nil }
-            return state.offlineInterceptor
-        }
+        storage.withLock { $0.deliveringWaiters = waiters }
+        let takenOver = RequestObservers.takeOver(outcome, for: self)
         defer { storage.withLock { _ = $0.lifecycle.handle(.delivered(run)) } }
         let fallback: Result<any Sendable, any Error>
         switch outcome {
@@ -84,7 +81,7 @@ extension AnyConnectionRequest {
             deliverOutput(output)
             fallback = .success(output)
         case .failure(let error):
-            if let interceptor, interceptor(error) {
+            if takenOver {
                 // Queued for later delivery: the offline handler ran instead of the failure path.
                 resolveWaiters(with: .failure(parseError(error)))
                 return

@@ -16,12 +16,11 @@ extension AnyConnectionRequest {
     /// Starts a run, or joins the one in progress; `waiter` (if any) gets that run's ending. With
     /// `alreadyCancelled`, a new run ends cancelled before its first attempt, so nothing is sent.
     func start(waiter: (@Sendable (Result<any Sendable, any Error>) -> Void)?, alreadyCancelled: Bool = false) {
-        let debugOutput = DebugOutput.isEnabled(for: self)
         let action = storage.withLock { state in
             let action = state.lifecycle.handle(.start)
             switch action {
             case .startRun(let run):
-                state.beginRun(run, debugOutput: debugOutput)
+                state.beginRun(run)
                 if let waiter { state.waiters.append(Waiter(run: run, resume: waiter)) }
             case .joinRun(let run):
                 if let waiter { state.waiters.append(Waiter(run: run, resume: waiter)) }
@@ -38,14 +37,14 @@ extension AnyConnectionRequest {
             ConnectionRegistry.shared.unregister(self, run: run)
         }
         guard !alreadyCancelled else {
-            ConnectionRegistry.shared.emit(.started, for: self)
+            RequestObservers.notify(.started, for: self)
             finish(run: run, outcome: .cancelled)
             return
         }
         if let deadline = retryPolicy.deadline {
             armDeadline(run: run, after: deadline)
         }
-        ConnectionRegistry.shared.emit(.started, for: self)
+        RequestObservers.notify(.started, for: self)
         resumeAttempts(after: .firstAttempt(run))
     }
 
@@ -128,7 +127,7 @@ extension AnyConnectionRequest {
             return action
         }
         guard case .startTransfer(let number) = action else { return }
-        DebugOutput.requestSent(request, by: self)
+        RequestObservers.notify(.willSend(request), for: self)
         let receiver = TransferContext(request: self, transfer: number, fileTarget: fileTarget)
         let transport = self.transport.implementation
         let handle = (fileTarget == nil ? transport : transport.fileTransport).startTransfer(

@@ -96,7 +96,7 @@ extension AnyConnectionRequest {
         _ direction: TransferProgress.Direction, bytes: Int64?, total: (sent: Int64, expected: Int64)?,
         transfer: TransferNumber, interval: TimeInterval, force: Bool = false
     ) {
-        let listening = ConnectionRegistry.shared.hasListeners
+        let listening = RequestObservers.wantsProgress
         let event: RequestLifecycle.Event = direction == .upload ? .sent(transfer) : .data(transfer)
         let report: Report? =
             storage.withLock { state in
@@ -128,7 +128,7 @@ extension AnyConnectionRequest {
             report.queue.async { handler(progress) }
         }
         if listening {
-            ConnectionRegistry.shared.emit(.progressed(report.progress), for: self)
+            RequestObservers.notify(.progressed(report.progress), for: self)
         }
     }
 
@@ -167,7 +167,7 @@ extension AnyConnectionRequest {
             finish(run: run, outcome: .failure(contextualize(error, as: { .fileSystem(underlying: $0) })))
             return
         }
-        DebugOutput.recordBodyPreview(of: body, for: self)
+        RequestObservers.notify(.receivedBody(body), for: self)
         do {
             try validate(response, data: body.inMemoryData)
         } catch {

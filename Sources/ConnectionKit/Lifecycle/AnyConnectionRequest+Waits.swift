@@ -31,7 +31,7 @@ extension AnyConnectionRequest {
             finish(run: run, outcome: .failure(error))
             return
         }
-        ConnectionRegistry.shared.emit(.retried(attempt: next, after: wait, error: error), for: self)
+        RequestObservers.notify(.retried(attempt: next, after: wait, error: error), for: self)
         timer.schedule(deadline: firesAt)
     }
 

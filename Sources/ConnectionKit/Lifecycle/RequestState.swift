@@ -13,13 +13,6 @@ struct RequestState {
     var progressHandler: (@Sendable (TransferProgress) -> Void)?
     /// `ConnectionRequest<Output>`'s completion handler, type-erased so that one lock guards it too.
     var completionHandler: (any Sendable)?
-    /// `BasicConnectionRequest.request`.
-    var oneOffRequest: URLRequest?
-    /// The URL given to `DownloadRequest(from:to:)`.
-    var downloadSource: URL?
-    /// Set by `OfflineQueue.start(_:onOffline:)` for one run: offered the failure first, on the callback
-    /// queue; when it returns `true` (the request was queued) the failure path is skipped.
-    var offlineInterceptor: (@Sendable (ConnectionError) -> Bool)?
 
     // MARK: The current run
     /// Which run, attempt and transfer, their timers, and whether the ending is claimed or visible.
@@ -40,12 +33,6 @@ struct RequestState {
     var lastActivity: DispatchTime = .now()
     var upload = DirectionCounters()
     var download = DirectionCounters()
-    /// Whether this run prints debug output (decided once per start).
-    var debugOutput = false
-    /// The start of the final response's body, kept only when `debugOutput` is on.
-    var responseBodyPreview: ResponseBodyPreview?
-    /// Secret values this run sent (longest first), scrubbed from body previews; debug runs only.
-    var debugSecrets: [String] = []
     /// `value()` callers waiting for this run's ending.
     var waiters: [Waiter] = []
     /// Waiters of the run whose ending is being delivered right now.
@@ -64,16 +51,13 @@ struct RequestState {
     }
 
     /// Forgets what the last run left, for run `run` that starts now.
-    mutating func beginRun(_ run: RunNumber, debugOutput: Bool) {
+    mutating func beginRun(_ run: RunNumber) {
         identifier = UUID()
         (urlResponse, sentRequest, sentMethod, attemptRequest, redactedURL) = (nil, nil, nil, nil, nil)
         attemptMetrics = []
         dateStarted = Date()
         dateFinished = nil
         resetTransferCounters()
-        self.debugOutput = debugOutput
-        responseBodyPreview = nil
-        debugSecrets = []
     }
 
     /// Attempt number `attempt` of the current run begins.

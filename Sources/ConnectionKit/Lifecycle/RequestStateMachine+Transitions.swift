@@ -80,22 +80,16 @@ extension RequestStateMachine {
         return .startTransfer(transfer)
     }
 
-    mutating func store(_ transfer: Transfer, for number: TransferNumber) -> Action {
+    /// Fills an empty slot of transfer `number`; `false` when it is not in flight or the slot is taken.
+    mutating func fill<Value>(
+        _ slot: WritableKeyPath<Transferring, Value?>, with value: Value, for number: TransferNumber
+    ) -> Bool {
         guard case .transferring(let run, var transferring) = state, transferring.number == number,
-            transferring.transfer == nil
-        else { return .abandonTransfer(transfer) }
-        transferring.transfer = transfer
+            transferring[keyPath: slot] == nil
+        else { return false }
+        transferring[keyPath: slot] = value
         state = .transferring(run, transferring)
-        return .proceed
-    }
-
-    mutating func store(idleTimer timer: Timer, for number: TransferNumber) -> Action {
-        guard case .transferring(let run, var transferring) = state, transferring.number == number,
-            transferring.idleTimer == nil
-        else { return .cancelTimer(timer) }
-        transferring.idleTimer = timer
-        state = .transferring(run, transferring)
-        return .proceed
+        return true
     }
 
     mutating func complete(_ number: TransferNumber) -> Action {

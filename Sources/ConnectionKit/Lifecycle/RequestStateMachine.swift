@@ -161,8 +161,10 @@ extension RequestStateMachine {
         case .firstAttempt(let run): return resumeAttempts(run, from: .start)
         case .deadlineArmed(let run, let time, let timer): return armDeadline(run, at: time, timer: timer)
         case .beginTransfer(let run): return beginTransfer(run)
-        case .transferCreated(let number, let transfer): return store(transfer, for: number)
-        case .idleTimerArmed(let number, let timer): return store(idleTimer: timer, for: number)
+        case .transferCreated(let number, let transfer):
+            return fill(\.transfer, with: transfer, for: number) ? .proceed : .abandonTransfer(transfer)
+        case .idleTimerArmed(let number, let timer):
+            return fill(\.idleTimer, with: timer, for: number) ? .proceed : .cancelTimer(timer)
         case .response(let number), .data(let number), .sent(let number), .idleTimerFired(let number):
             return isCurrent(number) ? .proceed : .ignore
         case .completed(let number): return complete(number)

@@ -124,7 +124,7 @@ public final class ConnectionRegistry: Sendable {
     /// Adds run `run` of `request`. Called outside the request's lock, so the ending of the run may
     /// already have unregistered it: the lifecycle then calls ``unregister(_:run:)`` again afterwards.
     /// An entry for a later run is kept (a late call for an earlier run changes nothing).
-    /// Lock order: registry, then activity; the registry never takes a request's lock.
+    /// The registry takes no other lock while it holds its own.
     func register(_ request: AnyConnectionRequest, run: RunNumber) {
         state.withLock { state in
             let key = ObjectIdentifier(request)
@@ -134,8 +134,6 @@ public final class ConnectionRegistry: Sendable {
             }
             state.entries[key] = Entry(request: request, order: state.nextOrder, run: run)
             state.nextOrder &+= 1
-            // Under the registry's lock, so that the activity count follows the registry's order.
-            NetworkActivity.shared.requestCountChanged(by: 1)
         }
     }
 
@@ -145,36 +143,7 @@ public final class ConnectionRegistry: Sendable {
             let key = ObjectIdentifier(request)
             guard state.entries[key]?.run == run else { return }
             state.entries.removeValue(forKey: key)
-            NetworkActivity.shared.requestCountChanged(by: -1)
         }
-    }
-
-    /// What the lifecycle reports.
-    enum Emission {
-        case started
-        case progressed(TransferProgress)
-        case retried(attempt: Int, after: TimeInterval, error: ConnectionError)
-        case ended(RunOutcome)
-    }
-
-    func emit(_ emission: Emission, for request: AnyConnectionRequest) {
-        let listeners = state.withLock { Array($0.listeners.values) }
-        // Before the debug output, which takes the run's body preview.
-        if case .ended(let outcome) = emission { recordEnding(outcome, for: request) }
-        DebugOutput.record(emission, for: request)
-        guard !listeners.isEmpty else { return }
-        let snapshot = request.makeSnapshot()
-        let kind: ConnectionEvent.Kind
-        switch emission {
-        case .started: kind = .started
-        case .progressed(let progress): kind = .progressed(progress)
-        case .retried(let attempt, let delay, let error): kind = .retried(attempt: attempt, delay: delay, error: error)
-        case .ended(.success): kind = .finished(statusCode: snapshot.statusCode)
-        case .ended(.failure(let error)): kind = .failed(error)
-        case .ended(.cancelled): kind = .cancelled
-        }
-        let event = ConnectionEvent(kind: kind, snapshot: snapshot, date: Date())
-        listeners.forEach { $0.push(event) }
     }
 
     /// Whether `request` is an instance of `type` or of one of its subclasses, decided on the
@@ -186,5 +155,28 @@ public final class ConnectionRegistry: Sendable {
             current = _getSuperclass(candidate)
         }
         return false
+    }
+}
+
+extension ConnectionRegistry: RequestObserver {
+    /// Feeds the event streams (``events``).
+    func request(_ request: AnyConnectionRequest, did event: RequestEvent) {
+        if case .willSend = event { return }
+        if case .receivedBody = event { return }
+        let listeners = state.withLock { Array($0.listeners.values) }
+        guard !listeners.isEmpty else { return }
+        let snapshot = request.makeSnapshot()
+        let kind: ConnectionEvent.Kind
+        switch event {
+        case .willSend, .receivedBody: return
+        case .started: kind = .started
+        case .progressed(let progress): kind = .progressed(progress)
+        case .retried(let attempt, let delay, let error): kind = .retried(attempt: attempt, delay: delay, error: error)
+        case .ended(.success): kind = .finished(statusCode: snapshot.statusCode)
+        case .ended(.failure(let error)): kind = .failed(error)
+        case .ended(.cancelled): kind = .cancelled
+        }
+        let event = ConnectionEvent(kind: kind, snapshot: snapshot, date: Date())
+        listeners.forEach { $0.push(event) }
     }
 }

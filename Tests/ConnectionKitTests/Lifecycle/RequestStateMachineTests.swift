@@ -86,10 +86,8 @@ struct RequestStateMachineTests {
 
     @Test("the ending releases the transfer, the idle timer, the backoff and the deadline of the run")
     func endingReleasesEverything() {
-        var machine = Machine()
-        _ = machine.handle(.start)
+        var machine = Self.running()
         let run = Self.firstRun
-        _ = machine.handle(.firstAttempt(run))
         _ = machine.handle(.deadlineArmed(run, at: .now() + 60, timer: FakeTimer(id: 9)))
         _ = machine.handle(.beginTransfer(run))
         let transfer = TransferNumber(run: run, index: 1)
@@ -124,10 +122,8 @@ struct RequestStateMachineTests {
 
     @Test("a retry whose wait would pass the deadline is refused, and the timer handed back")
     func retryPastTheDeadline() {
-        var machine = Machine()
-        _ = machine.handle(.start)
+        var machine = Self.running()
         let run = Self.firstRun
-        _ = machine.handle(.firstAttempt(run))
         let deadline = DispatchTime(uptimeNanoseconds: 5_000_000_000)
         _ = machine.handle(.deadlineArmed(run, at: deadline, timer: FakeTimer(id: 1)))
         let late = DispatchTime(uptimeNanoseconds: 6_000_000_000)
@@ -146,10 +142,8 @@ struct RequestStateMachineTests {
 
     @Test("a run refreshes its authorization once")
     func refreshOnce() {
-        var machine = Machine()
-        _ = machine.handle(.start)
+        var machine = Self.running()
         let run = Self.firstRun
-        _ = machine.handle(.firstAttempt(run))
         #expect(ActionKind(machine.handle(.refreshStarted(run))) == .refresh)
         #expect(ActionKind(machine.handle(.refreshEnded(run))) == .beginAttempt)
         #expect(ActionKind(machine.handle(.refreshStarted(run))) == .ignore)
@@ -158,10 +152,8 @@ struct RequestStateMachineTests {
 
     @Test("a transfer or timer that arrives after its run ended is handed back to be released")
     func lateResources() {
-        var machine = Machine()
-        _ = machine.handle(.start)
+        var machine = Self.running()
         let run = Self.firstRun
-        _ = machine.handle(.firstAttempt(run))
         _ = machine.handle(.beginTransfer(run))
         _ = machine.handle(.cancel)
         let transfer = TransferNumber(run: run, index: 1)
@@ -189,6 +181,14 @@ struct RequestStateMachineTests {
         }
         #expect(second == Self.firstRun.next)
         #expect(machine.attempt == 0)
+    }
+
+    /// A machine in the first attempt of its first run.
+    static func running() -> Machine {
+        var machine = Machine()
+        _ = machine.handle(.start)
+        _ = machine.handle(.firstAttempt(firstRun))
+        return machine
     }
 
     // MARK: - The table
