@@ -20,7 +20,7 @@ extension AnyConnectionRequest {
             let action = state.lifecycle.handle(.start)
             switch action {
             case .startRun(let run):
-                state.beginRun(run)
+                state.beginRun()
                 if let waiter { state.waiters.append(Waiter(run: run, resume: waiter)) }
             case .joinRun(let run):
                 if let waiter { state.waiters.append(Waiter(run: run, resume: waiter)) }

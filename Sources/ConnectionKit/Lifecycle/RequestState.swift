@@ -50,8 +50,8 @@ struct RequestState {
         var lastReport: DispatchTime?
     }
 
-    /// Forgets what the last run left, for run `run` that starts now.
-    mutating func beginRun(_ run: RunNumber) {
+    /// Forgets what the last run left, for the run that starts now.
+    mutating func beginRun() {
         identifier = UUID()
         (urlResponse, sentRequest, sentMethod, attemptRequest, redactedURL) = (nil, nil, nil, nil, nil)
         attemptMetrics = []

@@ -50,9 +50,6 @@ extension RequestStateMachine {
         return transferring.transfer
     }
 
-    /// The run's deadline, if its retry policy has one.
-    var deadline: DispatchTime? { activeRun?.deadline?.time }
-
     // MARK: - Starting
 
     mutating func start() -> Action {
