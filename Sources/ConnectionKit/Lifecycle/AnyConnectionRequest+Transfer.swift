@@ -28,15 +28,7 @@ extension AnyConnectionRequest {
             return true
         }
         guard current else { return .ignore }
-        let headerLimit = maximumResponseHeaderSize
-        if Self.headerSize(of: response) > headerLimit {
-            let error = ConnectionError(.responseTooLarge(limit: Int64(headerLimit)))
-            attemptFailed(transfer, error: error, response: response)
-            return .ignore
-        }
-        if let problem = ResponseFraming.problem(in: response) {
-            let error = ConnectionError(
-                .transport(URLError(.badServerResponse, userInfo: [NSLocalizedDescriptionKey: problem])))
+        if let error = headProblem(of: response) {
             attemptFailed(transfer, error: error, response: response)
             return .ignore
         }
@@ -69,6 +61,16 @@ extension AnyConnectionRequest {
             return .ignore
         }
         return .memory(limit: limit, expected: expected)
+    }
+
+    /// Why a response head cannot be accepted: a header block over the limit, or framing that cannot be trusted.
+    private func headProblem(of response: HTTPURLResponse) -> ConnectionError? {
+        let headerLimit = maximumResponseHeaderSize
+        if Self.headerSize(of: response) > headerLimit {
+            return ConnectionError(.responseTooLarge(limit: Int64(headerLimit)))
+        }
+        guard let problem = ResponseFraming.problem(in: response) else { return nil }
+        return ConnectionError(.transport(URLError(.badServerResponse, userInfo: [NSLocalizedDescriptionKey: problem])))
     }
 
     /// The declared body length, unless the body is decoded on the way (its Content-Length is then
