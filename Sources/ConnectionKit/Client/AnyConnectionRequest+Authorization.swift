@@ -11,15 +11,14 @@ extension AnyConnectionRequest {
     /// refresh yet: waits for the (single-flight) refresh, then starts the next attempt, which applies
     /// ``authorization`` anew; a failed refresh ends the run with ``AuthorizationRefreshError``.
     /// Returns whether it took over the failed attempt.
-    func refreshAuthorization(run: UInt64, attempt: Int, after error: ConnectionError) -> Bool {
+    func refreshAuthorization(run: RunNumber, attempt: Int, after error: ConnectionError) -> Bool {
         guard error.statusCode == 401, let refresher = authorizationRefresher else { return false }
         let sentWith: UInt64?? = storage.withLock { state in
-            guard state.run == run, state.phase == .running, state.refreshedRun != run else { return nil }
-            state.refreshedRun = run
+            guard case .refresh = state.lifecycle.handle(.refreshStarted(run)) else { return nil }
             return .some(state.authorizationGeneration)
         }
         guard let sentWith else { return false }
-        ConnectionRegistry.shared.emit(.retried(attempt: attempt + 1, after: 0, error: error), for: self)
+        RequestObservers.notify(.retried(attempt: attempt + 1, after: 0, error: error), for: self)
         refresher.refresh(after: sentWith ?? refresher.generation) { [weak self] result in
             // Off the refresher's task (the next attempt may assemble a large multipart body) and off the
             // caller's stack (the outcome may be known at once).
@@ -27,7 +26,7 @@ extension AnyConnectionRequest {
             ConnectionQueues.processing.async {
                 switch result {
                 case .success:
-                    self.beginAttempt(run: run)
+                    self.resumeAttempts(after: .refreshEnded(run))
                 case .failure(let failure):
                     let error = ConnectionError(
                         .other(underlying: AuthorizationRefreshError(underlyingError: failure)))

@@ -7,23 +7,60 @@ import Foundation
 /// Writes the debug output's blocks (see ``ConnectionDebug``): one request block per transfer
 /// (attempt or redirect hop), a line per retry, one response block per run. Every entry point
 /// returns after one lock when the request's run has debug output off, so the hot path stays cheap.
+/// What a printing run keeps (its secrets, its body preview) lives here, not in the request.
 enum DebugOutput {
     /// Whether `request`'s next run prints: the class's hook, else the global switch.
     static func isEnabled(for request: AnyConnectionRequest) -> Bool {
         request.isDebugOutputEnabled ?? ConnectionDebug.isEnabled
     }
 
+    /// What the debug output keeps of one run that prints, between its start and its response block.
+    struct Run {
+        weak var request: AnyConnectionRequest?
+        /// Secret values the run sent (longest first), scrubbed from body previews.
+        var secrets: [String] = []
+        /// The start of the final response's body.
+        var preview: ResponseBodyPreview?
+    }
+
+    /// The runs that print, by request; the request's core keeps none of this.
+    private static let runs = Locked([ObjectIdentifier: Run]())
+
+    /// A run of `request` starts: it prints when ``isEnabled(for:)`` says so.
+    static func begin(_ request: AnyConnectionRequest) {
+        let enabled = isEnabled(for: request)
+        runs.withLock { $0[ObjectIdentifier(request)] = enabled ? Run(request: request) : nil }
+    }
+
+    /// The current run of `request`, when it prints.
+    static func run(of request: AnyConnectionRequest) -> Run? {
+        runs.withLock { runs in runs[ObjectIdentifier(request)].flatMap { $0.request === request ? $0 : nil } }
+    }
+
+    /// Updates the current run of `request`, when it prints, and returns it.
+    private static func updateRun(of request: AnyConnectionRequest, _ update: (inout Run) -> Void) -> Run? {
+        runs.withLock { runs in
+            let key = ObjectIdentifier(request)
+            guard var run = runs[key], run.request === request else { return nil }
+            update(&run)
+            runs[key] = run
+            return run
+        }
+    }
+
     /// The request block, for `sent` as it goes on the wire.
     static func requestSent(_ sent: URLRequest, by request: AnyConnectionRequest) {
-        guard request.storage.withLock({ $0.debugOutput }) else { return }
+        guard run(of: request) != nil else { return }
         let secrets = (headers: request.secretHeaderFields, query: request.secretQueryItems)
         let values = Redaction.secretValues(
             in: sent, secretHeaderFields: secrets.headers, secretQueryItems: secrets.query)
-        let context: (UUID, Int, Int, [String]) = request.storage.withLock { state in
-            state.debugSecrets = Array(Set(state.debugSecrets + values)).sorted { $0.count > $1.count }
-            return (state.identifier, state.attempt, state.redirectCount, state.debugSecrets)
+        let updated = updateRun(of: request) { run in
+            run.secrets = Array(Set(run.secrets + values)).sorted { $0.count > $1.count }
         }
-        let (identifier, attempt, redirects, knownSecrets) = context
+        guard let knownSecrets = updated?.secrets else { return }
+        let (identifier, attempt, redirects) = request.storage.withLock { state in
+            (state.identifier, state.attempt, state.redirectCount)
+        }
         let hop = redirects > 0 ? ", redirect \(redirects)" : ""
         var lines = ["→ \(request.typeName) \(identifier) attempt \(attempt)\(hop)"]
         let url = Redaction.redactedURL(sent.url, secretQueryItems: secrets.query) ?? "-"
@@ -37,10 +74,7 @@ enum DebugOutput {
 
     /// Keeps the start of the final response's body for the response block (debug runs only).
     static func recordBodyPreview(of body: CompletedBody, for request: AnyConnectionRequest) {
-        let longestSecret: Int? = request.storage.withLock { state in
-            state.debugOutput ? (state.debugSecrets.first?.utf8.count ?? 0) : nil
-        }
-        guard let longestSecret else { return }
+        guard let longestSecret = run(of: request).map({ $0.secrets.first?.utf8.count ?? 0 }) else { return }
         // Past the limit by the longest secret, so that a secret straddling the cut is still found.
         let keep = ConnectionDebug.bodyPreviewLimit + longestSecret
         let preview: ResponseBodyPreview
@@ -57,33 +91,30 @@ enum DebugOutput {
             try? handle?.close()
             preview = ResponseBodyPreview(bytes: bytes ?? Data(), totalCount: size, savedTo: destination)
         }
-        request.storage.withLock { $0.responseBodyPreview = preview }
+        _ = updateRun(of: request) { $0.preview = preview }
     }
 
-    /// Retry lines and the response block; other emissions print nothing.
-    static func record(_ emission: ConnectionRegistry.Emission, for request: AnyConnectionRequest) {
-        switch emission {
-        case .started, .progressed:
-            return
-        case .retried(let attempt, let delay, let error):
-            let identifier: UUID? = request.storage.withLock { $0.debugOutput ? $0.identifier : nil }
-            guard let identifier else { return }
-            let seconds = String(format: "%.3f", delay)
-            write(["↻ \(request.typeName) \(identifier) attempt \(attempt) in \(seconds) s after: \(error)"])
-        case .ended(let outcome):
-            responseBlock(outcome, for: request)
+    /// The retry line.
+    static func retried(
+        attempt: Int, after delay: TimeInterval, error: ConnectionError, for request: AnyConnectionRequest
+    ) {
+        guard run(of: request) != nil else { return }
+        let identifier = request.identifier
+        let seconds = String(format: "%.3f", delay)
+        write(["↻ \(request.typeName) \(identifier) attempt \(attempt) in \(seconds) s after: \(error)"])
+    }
+
+    /// The response block.
+    static func ended(_ outcome: RunOutcome, for request: AnyConnectionRequest) {
+        let printed = runs.withLock { runs in
+            runs.removeValue(forKey: ObjectIdentifier(request)).flatMap { $0.request === request ? $0 : nil }
         }
-    }
-
-    private static func responseBlock(_ outcome: RunOutcome, for request: AnyConnectionRequest) {
-        typealias Ending = (UUID, HTTPURLResponse?, TimeInterval, ResponseBodyPreview?, [String])
-        let ending: Ending? = request.storage.withLock { state in
-            guard state.debugOutput else { return nil }
+        guard let printed else { return }
+        let (preview, secrets) = (printed.preview, printed.secrets)
+        let (identifier, response, duration) = request.storage.withLock { state in
             let duration = state.dateStarted.map { (state.dateFinished ?? Date()).timeIntervalSince($0) } ?? 0
-            defer { (state.responseBodyPreview, state.debugSecrets) = (nil, []) }
-            return (state.identifier, state.urlResponse, duration, state.responseBodyPreview, state.debugSecrets)
+            return (state.identifier, state.urlResponse, duration)
         }
-        guard let (identifier, response, duration, preview, secrets) = ending else { return }
         let status = response.map { " \($0.statusCode)" } ?? ""
         let seconds = String(format: "%.3f", duration)
         var lines = ["← \(request.typeName) \(identifier) \(outcome.phase)\(status) in \(seconds) s"]

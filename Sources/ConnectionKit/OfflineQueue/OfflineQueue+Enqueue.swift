@@ -15,19 +15,17 @@ extension OfflineQueue {
     ///
     /// If enqueueing fails (a full disk), the request fails normally with its original error.
     public func start(_ request: AnyConnectionRequest, onOffline: @escaping @Sendable (QueuedOperation) -> Void) {
-        request.storage.withLock { state in
-            state.offlineInterceptor = { [weak self, weak request] error in
-                guard let self, let request,
-                    Self.isUnreachable(error, responseArrived: request.urlResponse != nil)
-                else { return false }
-                do {
-                    let operation = try self.enqueue(request)
-                    onOffline(operation)
-                    return true
-                } catch {
-                    self.configuration.log("could not queue \(request.typeName) after it failed offline: \(error)")
-                    return false
-                }
+        OfflineInterception.shared.intercept(request) { [weak self, weak request] error in
+            guard let self, let request,
+                Self.isUnreachable(error, responseArrived: request.urlResponse != nil)
+            else { return false }
+            do {
+                let operation = try self.enqueue(request)
+                onOffline(operation)
+                return true
+            } catch {
+                self.configuration.log("could not queue \(request.typeName) after it failed offline: \(error)")
+                return false
             }
         }
         request.start()

@@ -74,7 +74,7 @@ extension ConnectionRegistry {
 
     // MARK: - Recording
 
-    /// Called by ``emit(_:for:)`` once a run has ended, with no lock held.
+    /// Called by `ConnectionHistoryObserver` once a run has ended, with no lock held.
     func recordEnding(_ outcome: RunOutcome, for request: AnyConnectionRequest) {
         let needs = recorder.needs
         guard needs.history || needs.statistics else { return }

@@ -18,6 +18,8 @@ public final class ConnectionRegistry: Sendable {
     private struct Entry {
         let request: AnyConnectionRequest
         let order: UInt64
+        /// The run that registered it: only that run's ending removes it.
+        var run: RunNumber
     }
 
     private struct State {
@@ -119,53 +121,29 @@ public final class ConnectionRegistry: Sendable {
     /// Whether anybody listens to events (checked before building one).
     var hasListeners: Bool { state.withLock { !$0.listeners.isEmpty } }
 
-    /// Adds `request`. The lifecycle calls this under the request's own lock, in the same step
-    /// that makes it running, so that a `cancel()` racing `start()` always finds it registered.
-    /// Lock order: request, then registry, then activity; the registry never takes a request's lock.
-    func register(_ request: AnyConnectionRequest) {
+    /// Adds run `run` of `request`. Called outside the request's lock, so the ending of the run may
+    /// already have unregistered it: the lifecycle then calls ``unregister(_:run:)`` again afterwards.
+    /// An entry for a later run is kept (a late call for an earlier run changes nothing).
+    /// The registry takes no other lock while it holds its own.
+    func register(_ request: AnyConnectionRequest, run: RunNumber) {
         state.withLock { state in
-            guard state.entries[ObjectIdentifier(request)] == nil else { return }
-            state.entries[ObjectIdentifier(request)] = Entry(request: request, order: state.nextOrder)
+            let key = ObjectIdentifier(request)
+            if let entry = state.entries[key] {
+                if entry.run < run { state.entries[key]?.run = run }
+                return
+            }
+            state.entries[key] = Entry(request: request, order: state.nextOrder, run: run)
             state.nextOrder &+= 1
-            // Under the registry's lock, so that the activity count follows the registry's order.
-            NetworkActivity.shared.requestCountChanged(by: 1)
         }
     }
 
-    /// Called with the request's lock held, like ``register(_:)``.
-    func unregister(_ request: AnyConnectionRequest) {
+    /// Removes `request` if run `run` is the one registered.
+    func unregister(_ request: AnyConnectionRequest, run: RunNumber) {
         state.withLock { state in
-            guard state.entries.removeValue(forKey: ObjectIdentifier(request)) != nil else { return }
-            NetworkActivity.shared.requestCountChanged(by: -1)
+            let key = ObjectIdentifier(request)
+            guard state.entries[key]?.run == run else { return }
+            state.entries.removeValue(forKey: key)
         }
-    }
-
-    /// What the lifecycle reports.
-    enum Emission {
-        case started
-        case progressed(TransferProgress)
-        case retried(attempt: Int, after: TimeInterval, error: ConnectionError)
-        case ended(RunOutcome)
-    }
-
-    func emit(_ emission: Emission, for request: AnyConnectionRequest) {
-        let listeners = state.withLock { Array($0.listeners.values) }
-        // Before the debug output, which takes the run's body preview.
-        if case .ended(let outcome) = emission { recordEnding(outcome, for: request) }
-        DebugOutput.record(emission, for: request)
-        guard !listeners.isEmpty else { return }
-        let snapshot = request.makeSnapshot()
-        let kind: ConnectionEvent.Kind
-        switch emission {
-        case .started: kind = .started
-        case .progressed(let progress): kind = .progressed(progress)
-        case .retried(let attempt, let delay, let error): kind = .retried(attempt: attempt, delay: delay, error: error)
-        case .ended(.success): kind = .finished(statusCode: snapshot.statusCode)
-        case .ended(.failure(let error)): kind = .failed(error)
-        case .ended(.cancelled): kind = .cancelled
-        }
-        let event = ConnectionEvent(kind: kind, snapshot: snapshot, date: Date())
-        listeners.forEach { $0.push(event) }
     }
 
     /// Whether `request` is an instance of `type` or of one of its subclasses, decided on the
@@ -177,5 +155,28 @@ public final class ConnectionRegistry: Sendable {
             current = _getSuperclass(candidate)
         }
         return false
+    }
+}
+
+extension ConnectionRegistry: RequestObserver {
+    /// Feeds the event streams (``events``).
+    func request(_ request: AnyConnectionRequest, did event: RequestEvent) {
+        if case .willSend = event { return }
+        if case .receivedBody = event { return }
+        let listeners = state.withLock { Array($0.listeners.values) }
+        guard !listeners.isEmpty else { return }
+        let snapshot = request.makeSnapshot()
+        let kind: ConnectionEvent.Kind
+        switch event {
+        case .willSend, .receivedBody: return
+        case .started: kind = .started
+        case .progressed(let progress): kind = .progressed(progress)
+        case .retried(let attempt, let delay, let error): kind = .retried(attempt: attempt, delay: delay, error: error)
+        case .ended(.success): kind = .finished(statusCode: snapshot.statusCode)
+        case .ended(.failure(let error)): kind = .failed(error)
+        case .ended(.cancelled): kind = .cancelled
+        }
+        let event = ConnectionEvent(kind: kind, snapshot: snapshot, date: Date())
+        listeners.forEach { $0.push(event) }
     }
 }

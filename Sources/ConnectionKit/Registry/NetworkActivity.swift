@@ -11,7 +11,7 @@ import Foundation
 /// ```
 /// - SeeAlso: <doc:registry-and-debugging>
 public final class NetworkActivity: Sendable {
-    /// The process-wide activity signal, fed by ``ConnectionRegistry/shared``.
+    /// The process-wide activity signal, fed by every request's start and end.
     public static let shared = NetworkActivity()
 
     /// How long no request must be live before ``isActive`` turns off, in seconds: 0.25.
@@ -70,7 +70,7 @@ public final class NetworkActivity: Sendable {
         }
     }
 
-    /// Called by the registry, under its lock, as requests register and unregister.
+    /// A request started (`+1`) or ended (`-1`).
     func requestCountChanged(by delta: Int) {
         let action: (notify: [Observer], hideAfter: UInt64?) = state.withLock { state in
             state.liveCount += delta
@@ -97,6 +97,17 @@ public final class NetworkActivity: Sendable {
             return Array(state.observers.values)
         }
         observers.forEach { observer in observer.queue.async { observer.handler(false) } }
+    }
+}
+
+extension NetworkActivity: RequestObserver {
+    /// Counts the runs that started and have not ended.
+    func request(_ request: AnyConnectionRequest, did event: RequestEvent) {
+        switch event {
+        case .started: requestCountChanged(by: 1)
+        case .ended: requestCountChanged(by: -1)
+        case .willSend, .receivedBody, .progressed, .retried: return
+        }
     }
 }
 

@@ -59,14 +59,14 @@ extension AnyConnectionRequest {
 
     /// The run's assembled body file, when `request` carries its body that way: not after a redirect turned
     /// it into a GET, nor when it has an in-memory body.
-    func bodyFile(for request: URLRequest, run: UInt64) -> URL? {
+    func bodyFile(for request: URLRequest, run: RunNumber) -> URL? {
         let method = request.httpMethod?.uppercased() ?? "GET"
         guard request.httpBody == nil, method != "GET", method != "HEAD" else { return nil }
         return storage.withLock { $0.assembledBody?.run == run ? $0.assembledBody?.file : nil }
     }
 
     /// Deletes the body file of `run` (called when the run ends); a later run's file is left alone.
-    func discardAssembledBody(of run: UInt64) {
+    func discardAssembledBody(of run: RunNumber) {
         let body: AssembledBody? = storage.withLock { state in
             guard let body = state.assembledBody, body.run == run else { return nil }
             state.assembledBody = nil
@@ -78,21 +78,22 @@ extension AnyConnectionRequest {
     /// Assembles the multipart body into a temporary file once per run (later attempts reuse it) and returns
     /// its `Content-Type`. The file is deleted when the run ends.
     private func prepareBodyFile(for form: MultipartForm) throws -> String {
-        let current: (run: UInt64, running: Bool, reusable: AssembledBody?) = storage.withLock { state in
-            (state.run, state.phase == .running, state.assembledBody?.run == state.run ? state.assembledBody : nil)
+        let current: (run: RunNumber?, reusable: AssembledBody?) = storage.withLock { state in
+            let run = state.lifecycle.runningNumber
+            return (run, run != nil && state.assembledBody?.run == run ? state.assembledBody : nil)
         }
         if let reusable = current.reusable { return reusable.contentType }
-        guard current.running else {
+        guard let run = current.run else {
             throw ConnectionError(.invalidRequest(reason: "a multipart body is assembled only while the request runs."))
         }
         let file = FileManager.default.temporaryDirectory
             .appendingPathComponent("ConnectionKit-multipart-\(UUID().uuidString)")
         try form.write(to: file)
         let outcome: (kept: Bool, stale: AssembledBody?) = storage.withLock { state in
-            guard state.run == current.run, state.phase == .running else { return (false, nil) }
+            guard state.lifecycle.isRunning(run) else { return (false, nil) }
             // A file left by an earlier run whose ending has not cleaned up yet: that ending will skip it.
             let stale = state.assembledBody
-            state.assembledBody = AssembledBody(run: current.run, file: file, contentType: form.contentType)
+            state.assembledBody = AssembledBody(run: run, file: file, contentType: form.contentType)
             return (true, stale)
         }
         if let stale = outcome.stale { try? FileManager.default.removeItem(at: stale.file) }

@@ -268,7 +268,7 @@ open class AnyConnectionRequest: @unchecked Sendable, CustomDebugStringConvertib
 
     /// The sink that decodes the body of `response` as it arrives, or `nil` to buffer it as usual.
     /// Throws when the response cannot be a stream; the run then fails without a retry.
-    func streamSink(for response: HTTPURLResponse, run: UInt64) throws -> (any BodySink)? {
+    func streamSink(for response: HTTPURLResponse, run: RunNumber) throws -> (any BodySink)? {
         nil
     }
 
@@ -278,7 +278,7 @@ open class AnyConnectionRequest: @unchecked Sendable, CustomDebugStringConvertib
 
     /// Run `run` was just claimed to end with `outcome` (called once per run, on any thread, before
     /// the ending is delivered).
-    func runWillEnd(_ run: UInt64, outcome: RunOutcome) {}
+    func runWillEnd(_ run: RunNumber, outcome: RunOutcome) {}
 
     // MARK: - Handlers and settings
 

@@ -13,7 +13,8 @@ import Foundation
 /// ```
 /// - SeeAlso: <doc:endpoints>
 open class BasicConnectionRequest: ConnectionRequest<Data>, @unchecked Sendable {
-    // Safe: `request` lives in the base class's locked storage.
+    // Safe: `request` lives behind its own lock; the rest in the base class's locked storage.
+    private let oneOffRequest = Locked<URLRequest?>(nil)
 
     /// Creates a request; set ``request`` before starting.
     public override init() {
@@ -29,8 +30,8 @@ open class BasicConnectionRequest: ConnectionRequest<Data>, @unchecked Sendable 
     /// The request to send. Default `nil`: starting without one fails with `invalidRequest`.
     /// ``AnyConnectionRequest/timeoutInterval`` and ``AnyConnectionRequest/authorization`` still apply.
     public var request: URLRequest? {
-        get { storage.withLock { $0.oneOffRequest } }
-        set { storage.withLock { $0.oneOffRequest = newValue } }
+        get { oneOffRequest.withLock { $0 } }
+        set { oneOffRequest.withLock { $0 = newValue } }
     }
 
     /// The URL of ``request``.

@@ -17,22 +17,24 @@ import Foundation
 /// ```
 /// - SeeAlso: <doc:saving-to-file>
 open class DownloadRequest: ConnectionRequest<URL>, @unchecked Sendable {
-    // Safe: the source URL lives in the base class's locked storage.
+    // Safe: the source URL is immutable; the rest lives in the base class's locked storage.
+    private let source: URL?
 
     /// Creates a download; override ``AnyConnectionRequest/url`` and set a destination before starting.
     public override init() {
+        source = nil
         super.init()
     }
 
     /// Creates a download of `url` to `destination`.
     public init(from url: URL, to destination: URL) {
+        source = url
         super.init()
-        storage.withLock { $0.downloadSource = url }
         fileDestination = destination
     }
 
     /// The URL given to ``init(from:to:)``; override it in a subclass.
-    open override var url: URL? { storage.withLock { $0.downloadSource } ?? super.url }
+    open override var url: URL? { source ?? super.url }
 
     /// Returns the saved file's URL. Starting without a ``AnyConnectionRequest/fileDestination``
     /// fails with `invalidRequest`.

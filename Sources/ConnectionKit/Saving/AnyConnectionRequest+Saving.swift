@@ -73,17 +73,22 @@ extension AnyConnectionRequest {
 
     /// The partial file cannot be resumed (416, or a 206 for another range): removes it and sends
     /// the request again, whole, as the same attempt.
-    func restartWithoutRange(run: UInt64, serial: UInt64, fileTarget: FileTarget) {
-        let sent = storage.withLock { $0.isCurrent(run: run, serial: serial) ? $0.sentRequest : nil }
-        guard var retry = sent, let claimed = claimTransfer(run: run, serial: serial) else { return }
+    func restartWithoutRange(_ transfer: TransferNumber, fileTarget: FileTarget) {
+        var sent: URLRequest?
+        let claimed = claimTransfer(transfer) { sent = $0.sentRequest }
+        guard let claimed else { return }
         claimed.transfer?.abandon()
+        guard var retry = sent else {
+            finish(run: transfer.run, outcome: .failure(ConnectionError(.transport(URLError(.badServerResponse)))))
+            return
+        }
         fileTarget.partial.removeAll()
         retry.setValue(nil, forHTTPHeaderField: "Range")
         retry.setValue(nil, forHTTPHeaderField: "If-Range")
         let request = retry
         // Not on the transport's delegate queue, which delivered this response.
         ConnectionQueues.processing.async {
-            self.beginTransfer(run: run, request: request)
+            self.beginTransfer(run: transfer.run, request: request)
         }
     }
 }

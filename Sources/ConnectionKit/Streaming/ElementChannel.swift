@@ -5,7 +5,7 @@ import Foundation
 final class ElementChannel<Element: Sendable>: @unchecked Sendable {
     // Safe: every mutable stored property lives in `state`, behind its lock.
     private struct State {
-        var queue: [(item: BufferedElement<Element>, run: UInt64)] = []
+        var queue: [(item: BufferedElement<Element>, run: RunNumber)] = []
         var head = 0
         var ending: Result<Void, any Error>?
         var waiting: CheckedContinuation<Element?, any Error>?
@@ -36,7 +36,7 @@ final class ElementChannel<Element: Sendable>: @unchecked Sendable {
         }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Element?, any Error>) in
-                let ready: Result<(BufferedElement<Element>, UInt64)?, any Error>? = state.withLock { state in
+                let ready: Result<(BufferedElement<Element>, RunNumber)?, any Error>? = state.withLock { state in
                     if state.head < state.queue.count {
                         let item = state.queue[state.head]
                         state.head += 1
@@ -64,7 +64,7 @@ final class ElementChannel<Element: Sendable>: @unchecked Sendable {
     }
 
     /// A new element (on the callback queue).
-    func push(_ item: BufferedElement<Element>, run: UInt64) {
+    func push(_ item: BufferedElement<Element>, run: RunNumber) {
         let (waiting, accepted): (CheckedContinuation<Element?, any Error>?, Bool) = state.withLock { state in
             guard state.ending == nil else { return (nil, false) }
             guard let waiting = state.waiting else {

@@ -93,7 +93,7 @@ open class ServerSentEventsRequest: StreamingConnectionRequest<ServerSentEvent>,
 
     // MARK: - Plumbing
 
-    override func streamSink(for response: HTTPURLResponse, run: UInt64) throws -> (any BodySink)? {
+    override func streamSink(for response: HTTPURLResponse, run: RunNumber) throws -> (any BodySink)? {
         if response.statusCode == 204 {
             throw ConnectionError(.unacceptableStatusCode(204, body: nil))
         }

@@ -109,7 +109,7 @@ open class StreamingConnectionRequest<Element: Sendable>: ConnectionRequest<Int>
 
     override var streamedElementCount: Int? { elementCount }
 
-    override func streamSink(for response: HTTPURLResponse, run: UInt64) throws -> (any BodySink)? {
+    override func streamSink(for response: HTTPURLResponse, run: RunNumber) throws -> (any BodySink)? {
         // A non-2xx body is kept whole for `validate(_:data:)`.
         guard (200..<300).contains(response.statusCode) else { return nil }
         let decoder = try makeDecoder(for: response)
@@ -132,7 +132,7 @@ open class StreamingConnectionRequest<Element: Sendable>: ConnectionRequest<Int>
     /// The decoder of attempt `attempt` took a chunk and produced `elements` (on the transport's queue).
     func decoderDidAdvance(_ decoder: any StreamDecoder<Element>, elements: [Element], attempt: Int) {}
 
-    override func runWillEnd(_ run: UInt64, outcome: RunOutcome) {
+    override func runWillEnd(_ run: RunNumber, outcome: RunOutcome) {
         guard case .cancelled = outcome else { return }
         // Elements already on their way to the callback queue are dropped: nothing after the ending.
         streaming.withLock { state in
@@ -144,7 +144,7 @@ open class StreamingConnectionRequest<Element: Sendable>: ConnectionRequest<Int>
 
     /// Elements decoded from `bytes` of the body (on the transport's queue): counted, bounded, sent to the
     /// callback queue.
-    private func received(_ elements: [Element], bytes: Int, run: UInt64, capacity: BufferCapacity) throws {
+    private func received(_ elements: [Element], bytes: Int, run: RunNumber, capacity: BufferCapacity) throws {
         let weight = bytes / elements.count
         let batch = zip(elements, [weight + bytes % elements.count] + repeatElement(weight, count: elements.count - 1))
             .map { BufferedElement(element: $0, bytes: $1) }
@@ -172,7 +172,7 @@ open class StreamingConnectionRequest<Element: Sendable>: ConnectionRequest<Int>
     }
 
     /// On the callback queue: the hook, then the `elements()` consumer if there is one.
-    private func deliver(_ batch: [BufferedElement<Element>], run: UInt64) {
+    private func deliver(_ batch: [BufferedElement<Element>], run: RunNumber) {
         for (index, item) in batch.enumerated() {
             let target: (deliver: Bool, channel: ElementChannel<Element>?) = streaming.withLock { state in
                 (state.run == run && !state.cancelled, state.channel)
@@ -191,7 +191,7 @@ open class StreamingConnectionRequest<Element: Sendable>: ConnectionRequest<Int>
     }
 
     /// `count` elements (`bytes` in all) left the buffer; a paused transfer resumes once half of it is free.
-    func released(_ bytes: Int, count: Int, run: UInt64) {
+    func released(_ bytes: Int, count: Int, run: RunNumber) {
         let resume: (any TransferHandle)? = streaming.withLock { state in
             guard state.run == run else { return nil }
             state.buffered.elements = max(0, state.buffered.elements - count)

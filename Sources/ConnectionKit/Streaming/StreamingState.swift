@@ -4,7 +4,7 @@ import Foundation
 struct StreamingState<Element: Sendable> {
     var elementHandler: (@Sendable (Element) -> Void)?
     /// The run the counters below belong to.
-    var run: UInt64 = 0
+    var run = RunNumber.beforeFirst
     var received = 0
     /// Received and not yet handed to the consumer.
     var buffered = BufferCapacity(elements: 0, bytes: 0)
@@ -14,7 +14,7 @@ struct StreamingState<Element: Sendable> {
     var capacity = BufferCapacity(elements: 0, bytes: 0)
     var channel: ElementChannel<Element>?
 
-    mutating func beginRun(_ run: UInt64) {
+    mutating func beginRun(_ run: RunNumber) {
         self.run = run
         (received, cancelled, paused, pausedHandle) = (0, false, false, nil)
         buffered = BufferCapacity(elements: 0, bytes: 0)

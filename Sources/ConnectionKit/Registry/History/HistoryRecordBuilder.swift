@@ -37,6 +37,7 @@ enum HistoryRecordBuilder {
     static func record(
         of request: AnyConnectionRequest, outcome: RunOutcome, withDetails: Bool
     ) -> ConnectionHistoryRecord {
+        let debugRun = withDetails ? DebugOutput.run(of: request) : nil
         let copied = request.storage.withLock { state in
             Copied(
                 identifier: state.identifier, method: state.sentMethod, redactedURL: state.redactedURL,
@@ -44,8 +45,7 @@ enum HistoryRecordBuilder {
                 response: state.urlResponse, dateStarted: state.dateStarted, dateFinished: state.dateFinished,
                 attempts: state.attempt, bytesSent: state.upload.completed, bytesReceived: state.download.completed,
                 metrics: withDetails ? state.attemptMetrics : [],
-                preview: withDetails && state.debugOutput ? state.responseBodyPreview : nil,
-                secrets: withDetails && state.debugOutput ? state.debugSecrets : [])
+                preview: debugRun?.preview, secrets: debugRun?.secrets ?? [])
         }
         let finished = copied.dateFinished ?? Date()
         var record = ConnectionHistoryRecord(

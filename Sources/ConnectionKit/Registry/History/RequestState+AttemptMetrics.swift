@@ -24,10 +24,10 @@ extension RequestState {
 }
 
 extension AnyConnectionRequest {
-    /// The transport reported connection-level timings for transfer `serial` of `run`.
-    func transferDidCollect(metrics: URLSessionTaskMetrics, run: UInt64, serial: UInt64) {
+    /// The transport reported connection-level timings for `transfer`.
+    func transferDidCollect(metrics: URLSessionTaskMetrics, transfer: TransferNumber) {
         storage.withLock { state in
-            guard state.isCurrent(run: run, serial: serial), let last = state.attemptMetrics.indices.last else {
+            guard state.isCurrent(transfer), let last = state.attemptMetrics.indices.last else {
                 return
             }
             state.attemptMetrics[last].fill(from: metrics)

@@ -8,15 +8,14 @@ extension AnyConnectionRequest {
     // MARK: - Transfer events (from TransferContext)
 
     /// A response arrived: records it and says where its body goes.
-    func transferDidReceive(response: HTTPURLResponse, run: UInt64, serial: UInt64, fileTarget: FileTarget?)
-        -> SinkChoice
+    func transferDidReceive(response: HTTPURLResponse, transfer: TransferNumber, fileTarget: FileTarget?) -> SinkChoice
     {
         let isRedirect = followsRedirects && RedirectRule.isRedirect(response)
         let limit = maximumResponseBodySize
         let expected = Self.expectedBodyLength(of: response)
         let placement = isRedirect ? .notSaved : (fileTarget?.placement(for: response) ?? .notSaved)
         let current: Bool = storage.withLock { state in
-            guard state.isCurrent(run: run, serial: serial) else { return false }
+            guard case .proceed = state.lifecycle.handle(.response(transfer)) else { return false }
             state.urlResponse = response
             state.noteResponseStarted(at: Date())
             state.lastActivity = .now()
@@ -29,16 +28,8 @@ extension AnyConnectionRequest {
             return true
         }
         guard current else { return .ignore }
-        let headerLimit = maximumResponseHeaderSize
-        if Self.headerSize(of: response) > headerLimit {
-            let error = ConnectionError(.responseTooLarge(limit: Int64(headerLimit)))
-            attemptFailed(run: run, serial: serial, error: error, response: response)
-            return .ignore
-        }
-        if let problem = ResponseFraming.problem(in: response) {
-            let error = ConnectionError(
-                .transport(URLError(.badServerResponse, userInfo: [NSLocalizedDescriptionKey: problem])))
-            attemptFailed(run: run, serial: serial, error: error, response: response)
+        if let error = headProblem(of: response) {
+            attemptFailed(transfer, error: error, response: response)
             return .ignore
         }
         if isRedirect { return .discard }
@@ -49,29 +40,37 @@ extension AnyConnectionRequest {
             case .append(let offset, _):
                 return .file(fileTarget, appendingAt: offset, validator: fileTarget.resumePoint?.validator)
             case .restart:
-                restartWithoutRange(run: run, serial: serial, fileTarget: fileTarget)
+                restartWithoutRange(transfer, fileTarget: fileTarget)
                 return .ignore
             case .notSaved:
                 break
             }
         }
         do {
-            if let sink = try streamSink(for: response, run: run) { return .stream(sink) }
+            if let sink = try streamSink(for: response, run: transfer.run) { return .stream(sink) }
         } catch {
             // The answer is not a stream this request can read (an event stream answered with 204 or
             // another content type): not retried, whatever the policy.
-            if claimTransfer(run: run, serial: serial) != nil {
-                finish(run: run, outcome: .failure(contextualize(error, as: { .parsing(underlying: $0) })))
+            if claimTransfer(transfer) != nil {
+                finish(run: transfer.run, outcome: .failure(contextualize(error, as: { .parsing(underlying: $0) })))
             }
             return .ignore
         }
         if let expected, expected > limit {
-            attemptFailed(
-                run: run, serial: serial, error: ConnectionError(.responseTooLarge(limit: limit)),
-                response: response)
+            attemptFailed(transfer, error: ConnectionError(.responseTooLarge(limit: limit)), response: response)
             return .ignore
         }
         return .memory(limit: limit, expected: expected)
+    }
+
+    /// Why a response head cannot be accepted: a header block over the limit, or framing that cannot be trusted.
+    private func headProblem(of response: HTTPURLResponse) -> ConnectionError? {
+        let headerLimit = maximumResponseHeaderSize
+        if Self.headerSize(of: response) > headerLimit {
+            return ConnectionError(.responseTooLarge(limit: Int64(headerLimit)))
+        }
+        guard let problem = ResponseFraming.problem(in: response) else { return nil }
+        return ConnectionError(.transport(URLError(.badServerResponse, userInfo: [NSLocalizedDescriptionKey: problem])))
     }
 
     /// The declared body length, unless the body is decoded on the way (its Content-Length is then
@@ -97,12 +96,13 @@ extension AnyConnectionRequest {
     /// the download count; `total` sets the upload count. `force` reports whatever the rate.
     func transferDidProgress(
         _ direction: TransferProgress.Direction, bytes: Int64?, total: (sent: Int64, expected: Int64)?,
-        run: UInt64, serial: UInt64, interval: TimeInterval, force: Bool = false
+        transfer: TransferNumber, interval: TimeInterval, force: Bool = false
     ) {
-        let listening = ConnectionRegistry.shared.hasListeners
-        let report: (TransferProgress, DispatchQueue, (@Sendable (TransferProgress) -> Void)?)? =
+        let listening = RequestObservers.wantsProgress
+        let event: RequestLifecycle.Event = direction == .upload ? .sent(transfer) : .data(transfer)
+        let report: Report? =
             storage.withLock { state in
-                guard state.isCurrent(run: run, serial: serial) else { return nil }
+                guard case .proceed = state.lifecycle.handle(event) else { return nil }
                 let now = DispatchTime.now()
                 state.lastActivity = now
                 var counters = direction == .upload ? state.upload : state.download
@@ -122,45 +122,46 @@ extension AnyConnectionRequest {
                 guard due, state.progressHandler != nil || listening else { return nil }
                 let progress = TransferProgress(
                     direction: direction, completedBytes: counters.completed, expectedBytes: counters.expected)
-                return (progress, state.callbackQueue, state.progressHandler)
+                return Report(progress: progress, queue: state.callbackQueue, handler: state.progressHandler)
             }
         guard let report else { return }
-        if let handler = report.2 {
-            let progress = report.0
-            report.1.async { handler(progress) }
+        if let handler = report.handler {
+            let progress = report.progress
+            report.queue.async { handler(progress) }
         }
         if listening {
-            ConnectionRegistry.shared.emit(.progressed(report.0), for: self)
+            RequestObservers.notify(.progressed(report.progress), for: self)
         }
     }
 
     /// The transfer ended (on the processing queue): follow a redirect, fail, or validate and parse.
     func transferDidComplete(
-        run: UInt64, serial: UInt64, response: HTTPURLResponse?, error: (any Error)?, sink: (any BodySink)?
+        _ transfer: TransferNumber, response: HTTPURLResponse?, error: (any Error)?, sink: (any BodySink)?
     ) {
         if let error {
             sink?.discard()
-            attemptFailed(run: run, serial: serial, error: contextualize(error), response: response)
+            attemptFailed(transfer, error: contextualize(error), response: response)
             return
         }
         guard let response else {
             sink?.discard()
             let error = ConnectionError(.transport(URLError(.badServerResponse)))
-            attemptFailed(run: run, serial: serial, error: error, response: nil)
+            attemptFailed(transfer, error: error, response: nil)
             return
         }
         if followsRedirects, RedirectRule.isRedirect(response) {
             sink?.discard()
-            followRedirect(response, run: run, serial: serial)
+            followRedirect(response, transfer: transfer)
             return
         }
         // The last progress report of the body, whatever the rate.
         transferDidProgress(
-            .download, bytes: 0, total: nil, run: run, serial: serial, interval: progressInterval, force: true)
-        guard let claimed = claimTransfer(run: run, serial: serial) else {
+            .download, bytes: 0, total: nil, transfer: transfer, interval: progressInterval, force: true)
+        guard let claimed = claimTransfer(transfer) else {
             sink?.discard()
             return
         }
+        let run = transfer.run
         let body: CompletedBody
         do {
             body = try sink?.finish() ?? .memory(Data())
@@ -168,7 +169,7 @@ extension AnyConnectionRequest {
             finish(run: run, outcome: .failure(contextualize(error, as: { .fileSystem(underlying: $0) })))
             return
         }
-        DebugOutput.recordBodyPreview(of: body, for: self)
+        RequestObservers.notify(.receivedBody(body), for: self)
         do {
             try validate(response, data: body.inMemoryData)
         } catch {
@@ -192,19 +193,20 @@ extension AnyConnectionRequest {
     }
 
     /// Sends the next hop of a redirect, or fails when the limit is reached.
-    private func followRedirect(_ response: HTTPURLResponse, run: UInt64, serial: UInt64) {
+    private func followRedirect(_ response: HTTPURLResponse, transfer: TransferNumber) {
         let limit = maximumRedirects
-        let sent: (URLRequest?, Int)? = storage.withLock { state in
-            guard state.isCurrent(run: run, serial: serial) else { return nil }
+        var sent: (request: URLRequest?, redirects: Int) = (nil, 0)
+        let claimed = claimTransfer(transfer) { state in
             state.redirectCount += 1
-            return (state.sentRequest, state.redirectCount)
+            sent = (state.sentRequest, state.redirectCount)
         }
-        guard let sent, claimTransfer(run: run, serial: serial) != nil else { return }
-        guard sent.1 <= limit else {
+        guard claimed != nil else { return }
+        let run = transfer.run
+        guard sent.redirects <= limit else {
             finish(run: run, outcome: .failure(ConnectionError(.tooManyRedirects(limit: limit))))
             return
         }
-        guard let previous = sent.0,
+        guard let previous = sent.request,
             var next = RedirectRule.nextRequest(
                 after: response, from: previous, secretHeaderFields: secretHeaderFields)
         else {
@@ -218,5 +220,12 @@ extension AnyConnectionRequest {
             return
         }
         beginTransfer(run: run, request: next)
+    }
+
+    /// A progress report, handed out of the lock.
+    private struct Report {
+        let progress: TransferProgress
+        let queue: DispatchQueue
+        let handler: (@Sendable (TransferProgress) -> Void)?
     }
 }

@@ -13,23 +13,11 @@ struct RequestState {
     var progressHandler: (@Sendable (TransferProgress) -> Void)?
     /// `ConnectionRequest<Output>`'s completion handler, type-erased so that one lock guards it too.
     var completionHandler: (any Sendable)?
-    /// `BasicConnectionRequest.request`.
-    var oneOffRequest: URLRequest?
-    /// The URL given to `DownloadRequest(from:to:)`.
-    var downloadSource: URL?
-    /// Set by `OfflineQueue.start(_:onOffline:)` for one run: offered the failure first, on the callback
-    /// queue; when it returns `true` (the request was queued) the failure path is skipped.
-    var offlineInterceptor: (@Sendable (ConnectionError) -> Bool)?
 
     // MARK: The current run
-    var phase: ConnectionState = .idle
+    /// Which run, attempt and transfer, their timers, and whether the ending is claimed or visible.
+    var lifecycle = RequestLifecycle()
     var identifier = UUID()
-    /// Bumped by every start; events of an older run are ignored.
-    var run: UInt64 = 0
-    var attempt = 0
-    /// Bumped by every transfer (attempts and redirect hops); events of an older transfer are ignored.
-    var transferSerial: UInt64 = 0
-    var transfer: ActiveTransfer?
     var redirectCount = 0
     var sentRequest: URLRequest?
     /// `sentRequest`'s method, kept as a plain string for cheap snapshots.
@@ -42,22 +30,9 @@ struct RequestState {
     var redactedURL: String?
     /// The timings of each attempt of the run, for the registry's history.
     var attemptMetrics: [ConnectionAttemptMetrics] = []
-    /// Fires when `timeoutInterval` passes without a byte; one per transfer.
-    var idleTimer: (any DispatchSourceTimer)?
-    /// Waits out a retry's backoff.
-    var backoffTimer: (any DispatchSourceTimer)?
-    /// The retry policy's overall deadline, for the whole run.
-    var deadlineTimer: (any DispatchSourceTimer)?
-    var deadline: DispatchTime?
     var lastActivity: DispatchTime = .now()
     var upload = DirectionCounters()
     var download = DirectionCounters()
-    /// Whether this run prints debug output (decided once per start).
-    var debugOutput = false
-    /// The start of the final response's body, kept only when `debugOutput` is on.
-    var responseBodyPreview: ResponseBodyPreview?
-    /// Secret values this run sent (longest first), scrubbed from body previews; debug runs only.
-    var debugSecrets: [String] = []
     /// `value()` callers waiting for this run's ending.
     var waiters: [Waiter] = []
     /// Waiters of the run whose ending is being delivered right now.
@@ -66,8 +41,6 @@ struct RequestState {
     // MARK: Client: authorization refresh and body file
     /// The ``AuthorizationRefresher`` generation when the current attempt's authorization was applied.
     var authorizationGeneration: UInt64?
-    /// The run that already retried after a refresh (a run retries once).
-    var refreshedRun: UInt64?
     /// A multipart body assembled on disk, uploaded from there; deleted when its run ends.
     var assembledBody: AssembledBody?
 
@@ -77,6 +50,31 @@ struct RequestState {
         var lastReport: DispatchTime?
     }
 
+    /// Forgets what the last run left, for the run that starts now.
+    mutating func beginRun() {
+        identifier = UUID()
+        (urlResponse, sentRequest, sentMethod, attemptRequest, redactedURL) = (nil, nil, nil, nil, nil)
+        attemptMetrics = []
+        dateStarted = Date()
+        dateFinished = nil
+        resetTransferCounters()
+    }
+
+    /// Attempt number `attempt` of the current run begins.
+    mutating func beginAttempt(_ attempt: Int) {
+        redirectCount = 0
+        noteAttemptStarted(attempt, at: Date())
+    }
+
+    /// The run's ending becomes visible to readers.
+    mutating func noteEnding() {
+        let finished = Date()
+        dateFinished = finished
+        if attemptMetrics.last?.end == nil {
+            noteAttemptEnded(at: finished)
+        }
+    }
+
     /// Resets what belongs to one attempt.
     mutating func resetTransferCounters() {
         upload = DirectionCounters()
@@ -84,21 +82,25 @@ struct RequestState {
         lastActivity = .now()
     }
 
-    /// Forgets the timers of the run and returns them, to be cancelled outside the lock.
-    mutating func takeTimers() -> [any DispatchSourceTimer] {
-        defer { (idleTimer, backoffTimer, deadlineTimer) = (nil, nil, nil) }
-        return [idleTimer, backoffTimer, deadlineTimer].compactMap { $0 }
-    }
+    /// Where the request is, as ``AnyConnectionRequest/state`` shows it.
+    var phase: ConnectionState { lifecycle.connectionState }
 
-    /// Whether events of transfer `serial` of run `run` still count.
-    func isCurrent(run: UInt64, serial: UInt64) -> Bool {
-        self.run == run && phase == .running && transferSerial == serial
-    }
+    /// The attempt in progress, or the last run's last one.
+    var attempt: Int { lifecycle.attempt }
+
+    /// The transfer in flight, if the transport returned it.
+    var transfer: ActiveTransfer? { lifecycle.transfer }
+
+    /// Whether events of transfer `number` still count.
+    func isCurrent(_ number: TransferNumber) -> Bool { lifecycle.isCurrent(number) }
 }
+
+/// The request's state machine, over real transfers and dispatch timers.
+typealias RequestLifecycle = RequestStateMachine<ActiveTransfer, any DispatchSourceTimer>
 
 /// A `value()` caller waiting for the ending of one run.
 struct Waiter: Sendable {
-    let run: UInt64
+    let run: RunNumber
     let resume: @Sendable (Result<any Sendable, any Error>) -> Void
 }
 

@@ -33,8 +33,8 @@ enum RequestChecks {
         guard timeoutInterval > 0, !timeoutInterval.isNaN else {
             throw ConnectionError(.invalidRequest(reason: "timeoutInterval must be positive, not \(timeoutInterval)."))
         }
-        // ConnectionKit enforces `timeoutInterval` itself; URLSession's own timer (whole seconds
-        // only on Linux, firing at once below 1 s) is pushed past it.
-        request.timeoutInterval = timeoutInterval.isFinite ? (timeoutInterval.rounded(.up) + 5) : 7 * 24 * 3600
+        // The request enforces it with its own idle timer; a transport may keep one of its own as a
+        // backstop, but must let this one fire first.
+        request.timeoutInterval = timeoutInterval
     }
 }

@@ -6,11 +6,9 @@ import Foundation
 
 /// Receives the events of one transfer (one attempt, or one redirect hop) for its request.
 final class TransferContext: TransferReceiver, @unchecked Sendable {
-    // Safe: `serial` is written once before the transfer starts (the transport's lock orders it
-    // before every event); the sink lives behind `slot`'s lock.
+    // Safe: every stored property is immutable; the sink lives behind `slot`'s lock.
     let request: AnyConnectionRequest
-    let run: UInt64
-    var serial: UInt64 = 0
+    let transfer: TransferNumber
     private let fileTarget: FileTarget?
     private let slot = Locked(SinkSlot())
     private let progressInterval: TimeInterval
@@ -22,19 +20,19 @@ final class TransferContext: TransferReceiver, @unchecked Sendable {
         var abandoned = false
     }
 
-    init(request: AnyConnectionRequest, run: UInt64, fileTarget: FileTarget?) {
+    init(request: AnyConnectionRequest, transfer: TransferNumber, fileTarget: FileTarget?) {
         self.request = request
-        self.run = run
+        self.transfer = transfer
         self.fileTarget = fileTarget
         self.progressInterval = request.progressInterval
     }
 
     func transferDidCollect(metrics: URLSessionTaskMetrics) {
-        request.transferDidCollect(metrics: metrics, run: run, serial: serial)
+        request.transferDidCollect(metrics: metrics, transfer: transfer)
     }
 
     func transferDidReceive(response: HTTPURLResponse) {
-        let choice = request.transferDidReceive(response: response, run: run, serial: serial, fileTarget: fileTarget)
+        let choice = request.transferDidReceive(response: response, transfer: transfer, fileTarget: fileTarget)
         do {
             let newSink: any BodySink
             switch choice {
@@ -68,13 +66,12 @@ final class TransferContext: TransferReceiver, @unchecked Sendable {
             return
         }
         request.transferDidProgress(
-            .download, bytes: Int64(data.count), total: nil, run: run, serial: serial, interval: progressInterval)
+            .download, bytes: Int64(data.count), total: nil, transfer: transfer, interval: progressInterval)
     }
 
     func transferDidSend(totalBytes: Int64, expectedBytes: Int64) {
         request.transferDidProgress(
-            .upload, bytes: nil, total: (totalBytes, expectedBytes), run: run, serial: serial,
-            interval: progressInterval)
+            .upload, bytes: nil, total: (totalBytes, expectedBytes), transfer: transfer, interval: progressInterval)
     }
 
     func transferDidComplete(response: HTTPURLResponse?, error: (any Error)?) {
@@ -82,11 +79,10 @@ final class TransferContext: TransferReceiver, @unchecked Sendable {
             defer { slot.sink = nil }
             return slot.sink
         }
-        let (run, serial, request) = (self.run, self.serial, self.request)
+        let (transfer, request) = (self.transfer, self.request)
         let finishedBody = SendableBox(body)
         ConnectionQueues.processing.async {
-            request.transferDidComplete(
-                run: run, serial: serial, response: response, error: error, sink: finishedBody.value)
+            request.transferDidComplete(transfer, response: response, error: error, sink: finishedBody.value)
         }
     }
 
@@ -101,7 +97,7 @@ final class TransferContext: TransferReceiver, @unchecked Sendable {
 
     private func fail(_ error: ConnectionError, response: HTTPURLResponse?) {
         abandon()
-        request.attemptFailed(run: run, serial: serial, error: error, response: response)
+        request.attemptFailed(transfer, error: error, response: response)
     }
 }
 

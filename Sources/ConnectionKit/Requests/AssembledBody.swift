@@ -4,7 +4,7 @@ import Foundation
 /// attempts and redirects and deleted when the run ends.
 struct AssembledBody: Sendable {
     /// The run it belongs to: a file of an earlier run is never sent, and is deleted by whoever finds it.
-    let run: UInt64
+    let run: RunNumber
     let file: URL
     /// The `Content-Type` it was assembled with (its boundary is in the file).
     let contentType: String

@@ -57,6 +57,8 @@ final class URLSessionTransport: Transport {
     }
 
     func startTransfer(_ request: URLRequest, bodyFile: URL?, receiver: any TransferReceiver) -> any TransferHandle {
+        var request = request
+        request.timeoutInterval = Self.backstopTimeout(after: request.timeoutInterval)
         let task: URLSessionTask
         if let bodyFile {
             // Streamed from disk in pieces by URLSession, with upload progress and a Content-Length.
@@ -72,6 +74,12 @@ final class URLSessionTransport: Transport {
         router.add(task, receiver: receiver)
         task.resume()
         return SessionTransferHandle(task: task, router: router, cancelQueue: cancelQueue)
+    }
+
+    /// URLSession's own idle timer, pushed past the request's (`idleTimeout`, which the request enforces
+    /// itself): on Linux it counts whole seconds only and fires at once below 1 s.
+    static func backstopTimeout(after idleTimeout: TimeInterval) -> TimeInterval {
+        idleTimeout.isFinite && idleTimeout > 0 ? idleTimeout.rounded(.up) + 5 : 7 * 24 * 3600
     }
 }
 

@@ -1,0 +1,109 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+extension AnyConnectionRequest {
+    // MARK: - Ending
+
+    /// Ends `run` with `outcome`, once: the first caller wins, later ones do nothing.
+    /// `commit` runs after the ending is claimed and before it is visible (e.g. renaming a saved file
+    /// into place); if it throws, the run fails with that error instead.
+    /// Returns whether this call ended the run.
+    @discardableResult
+    func finish(run: RunNumber, outcome: RunOutcome, commit: (() throws -> Void)? = nil) -> Bool {
+        var outcome = outcome
+        if case .failure(let error) = outcome {
+            outcome = .failure(contextualize(error))
+        }
+        let action = storage.withLock { state in
+            let action = state.lifecycle.handle(.end(run, outcome, commits: commit != nil))
+            if case .endRun(let closing) = action, !closing.commits { state.noteEnding() }
+            return action
+        }
+        guard case .endRun(let closing) = action else { return false }
+        closeRun(closing, commit: commit)
+        return true
+    }
+
+    /// Releases what the ended run held, runs its commit, then reports and delivers the ending.
+    func closeRun(_ closing: RequestLifecycle.Closing, commit: (() throws -> Void)?) {
+        runWillEnd(closing.run, outcome: closing.outcome)
+        // Stops the transfer's events at once; its body is dropped below, off the caller's thread.
+        closing.transfer?.handle.cancel()
+        closing.timers.forEach { $0.cancel() }
+        discardAssembledBody(of: closing.run)
+        var outcome = closing.outcome
+        if closing.commits {
+            var failure: ConnectionError?
+            do {
+                try commit?()
+            } catch {
+                failure = contextualize(error, as: { .fileSystem(underlying: $0) })
+            }
+            let committed = storage.withLock { state in
+                let action = state.lifecycle.handle(.commitEnded(closing.run, failure: failure))
+                state.noteEnding()
+                return action
+            }
+            if case .deliver(let final) = committed { outcome = final }
+        }
+        ConnectionRegistry.shared.unregister(self, run: closing.run)
+        RequestObservers.notify(.ended(outcome), for: self)
+        let waiters: [Waiter] = storage.withLock { state in
+            let (mine, others) = state.waiters.partitioned { $0.run == closing.run }
+            state.waiters = others
+            return mine
+        }
+        let (ended, run, queue) = (outcome, closing.run, storage.withLock { $0.callbackQueue })
+        guard let context = closing.transfer?.context else {
+            queue.async { self.deliver(ended, of: run, waiters: waiters) }
+            return
+        }
+        // Dropping a body saved to file (waiting out a write, closing, unlinking hundreds of MB)
+        // took 16-300 ms under disk load in FileBench: `cancel()` must return at once, and the
+        // handler must still run only once the temporary file is gone.
+        ConnectionQueues.processing.async {
+            context.abandon()
+            queue.async { self.deliver(ended, of: run, waiters: waiters) }
+        }
+    }
+
+    /// Runs on the callback queue: the user-visible ending.
+    private func deliver(_ outcome: RunOutcome, of run: RunNumber, waiters: [Waiter]) {
+        storage.withLock { $0.deliveringWaiters = waiters }
+        let takenOver = RequestObservers.takeOver(outcome, for: self)
+        defer { storage.withLock { _ = $0.lifecycle.handle(.delivered(run)) } }
+        let fallback: Result<any Sendable, any Error>
+        switch outcome {
+        case .success(let output):
+            deliverOutput(output)
+            fallback = .success(output)
+        case .failure(let error):
+            if takenOver {
+                // Queued for later delivery: the offline handler ran instead of the failure path.
+                resolveWaiters(with: .failure(parseError(error)))
+                return
+            }
+            let mapped = parseError(error)
+            handleConnectionError(mapped)
+            fallback = .failure(mapped)
+        case .cancelled:
+            let mapped = parseError(contextualize(ConnectionError(.cancelled)))
+            handleConnectionError(mapped)
+            fallback = .failure(mapped)
+        }
+        // An override that delivered nothing still ends `value()`.
+        resolveWaiters(with: fallback)
+    }
+
+    /// Ends every `value()` caller of the ending being delivered. Later calls do nothing.
+    func resolveWaiters(with result: Result<any Sendable, any Error>) {
+        let waiters = storage.withLock { state in
+            defer { state.deliveringWaiters = [] }
+            return state.deliveringWaiters
+        }
+        waiters.forEach { $0.resume(result) }
+    }
+}

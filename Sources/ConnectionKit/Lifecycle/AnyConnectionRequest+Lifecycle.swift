@@ -1,0 +1,206 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+extension AnyConnectionRequest {
+    // MARK: - Starting and cancelling
+
+    /// Starts the request. The registry keeps it alive until it ends, so fire and forget works.
+    /// Ignored while the request is running; an ended request starts a new run (new ``identifier``).
+    public func start() {
+        start(waiter: nil)
+    }
+
+    /// Starts a run, or joins the one in progress; `waiter` (if any) gets that run's ending. With
+    /// `alreadyCancelled`, a new run ends cancelled before its first attempt, so nothing is sent.
+    func start(waiter: (@Sendable (Result<any Sendable, any Error>) -> Void)?, alreadyCancelled: Bool = false) {
+        let action = storage.withLock { state in
+            let action = state.lifecycle.handle(.start)
+            switch action {
+            case .startRun(let run):
+                state.beginRun()
+                if let waiter { state.waiters.append(Waiter(run: run, resume: waiter)) }
+            case .joinRun(let run):
+                if let waiter { state.waiters.append(Waiter(run: run, resume: waiter)) }
+            default:
+                break
+            }
+            return action
+        }
+        guard case .startRun(let run) = action else { return }
+        // Outside the request's lock: an ending that ran first has nobody to remove, so the run is
+        // checked again once registered.
+        ConnectionRegistry.shared.register(self, run: run)
+        if !storage.withLock({ $0.lifecycle.isRunning(run) }) {
+            ConnectionRegistry.shared.unregister(self, run: run)
+        }
+        guard !alreadyCancelled else {
+            RequestObservers.notify(.started, for: self)
+            finish(run: run, outcome: .cancelled)
+            return
+        }
+        if let deadline = retryPolicy.deadline {
+            armDeadline(run: run, after: deadline)
+        }
+        RequestObservers.notify(.started, for: self)
+        resumeAttempts(after: .firstAttempt(run))
+    }
+
+    /// Sets ``fileDestination`` and starts: the body is streamed to a temporary file beside
+    /// `destination` and renamed into place when complete.
+    public func startAndSave(to destination: URL) {
+        fileDestination = destination
+        start()
+    }
+
+    /// Cancels a running request: it ends with `ConnectionError.cancelled` on the failure path.
+    /// Returns at once, whatever the transfer is doing. A no-op when the request is not running.
+    public func cancel() {
+        let action = storage.withLock { state in
+            let action = state.lifecycle.handle(.cancel)
+            if case .endRun = action { state.noteEnding() }
+            return action
+        }
+        guard case .endRun(let closing) = action else { return }
+        closeRun(closing, commit: nil)
+    }
+
+    // MARK: - Attempts and transfers
+
+    /// Builds and sends the current attempt of `run` (the machine already counted it).
+    func beginAttempt(run: RunNumber) {
+        let request: URLRequest
+        do {
+            request = try prepareRequest()
+        } catch {
+            finish(run: run, outcome: .failure(contextualize(error, as: { .invalidRequest(reason: "\($0)") })))
+            return
+        }
+        storage.withLock { $0.attemptRequest = request }
+        beginTransfer(run: run, request: request)
+    }
+
+    /// Calls `makeURLRequest()`, applies authorization and ConnectionKit's checks.
+    func prepareRequest() throws -> URLRequest {
+        var request = try makeURLRequest()
+        // Read before `authorization`: a refresh ending in between then only causes a needless retry.
+        let generation = authorizationRefresher?.generation
+        if request.value(forHTTPHeaderField: "Authorization") == nil, let authorization {
+            let value = authorization.headerValue
+            try WireValidation.check(method: nil, headerFields: [("Authorization", value)], hook: "authorization")
+            request.setValue(value, forHTTPHeaderField: "Authorization")
+        }
+        storage.withLock { $0.authorizationGeneration = generation }
+        try RequestChecks.check(&request, timeoutInterval: timeoutInterval, secretQueryItems: secretQueryItems)
+        try checkFileDestination()
+        return request
+    }
+
+    /// Sends `request` as the next transfer of `run` (a new attempt or a redirect hop), once its method
+    /// and headers pass the wire check: the last word on whatever `makeURLRequest()` returned.
+    func beginTransfer(run: RunNumber, request: URLRequest) {
+        var request = request
+        let fileTarget: FileTarget?
+        do {
+            fileTarget = try makeFileTarget(resuming: &request)
+            try WireValidation.check(request, hook: "makeURLRequest()")
+        } catch let error as ConnectionError {
+            finish(run: run, outcome: .failure(contextualize(error)))
+            return
+        } catch {
+            // Not retried: a file planted beside the destination stays there until someone removes it.
+            finish(run: run, outcome: .failure(contextualize(error, as: { .fileSystem(underlying: $0) })))
+            return
+        }
+        let redacted = Redaction.redactedURL(request.url, secretQueryItems: secretQueryItems)
+        let action = storage.withLock { state in
+            let action = state.lifecycle.handle(.beginTransfer(run))
+            if case .startTransfer = action {
+                state.sentRequest = request
+                state.sentMethod = request.httpMethod ?? "GET"
+                state.redactedURL = redacted
+                state.urlResponse = nil
+                state.resetTransferCounters()
+            }
+            return action
+        }
+        guard case .startTransfer(let number) = action else { return }
+        RequestObservers.notify(.willSend(request), for: self)
+        let receiver = TransferContext(request: self, transfer: number, fileTarget: fileTarget)
+        let transport = self.transport.implementation
+        let handle = (fileTarget == nil ? transport : transport.fileTransport).startTransfer(
+            request, bodyFile: bodyFile(for: request, run: run), receiver: receiver)
+        let transfer = ActiveTransfer(handle: handle, context: receiver)
+        let stored = storage.withLock { $0.lifecycle.handle(.transferCreated(number, transfer)) }
+        if case .abandonTransfer(let late) = stored {
+            // Cancelled (or timed out) while the transfer was being created.
+            late.abandon()
+            return
+        }
+        armIdleTimer(for: number)
+    }
+
+    /// Ends transfer `number`: its later events are ignored and its idle timer stops. Returns the
+    /// attempt number and the transfer, or `nil` when the transfer no longer counts. `update` runs in
+    /// the same step, under the lock, when the claim succeeds.
+    func claimTransfer(
+        _ number: TransferNumber, update: (inout RequestState) -> Void = { _ in }
+    ) -> (attempt: Int, transfer: ActiveTransfer?)? {
+        let action = storage.withLock { state in
+            let action = state.lifecycle.handle(.completed(number))
+            if case .transferEnded = action {
+                state.noteAttemptEnded(at: Date())
+                update(&state)
+            }
+            return action
+        }
+        guard case .transferEnded(let attempt, let transfer, let idleTimer) = action else { return nil }
+        idleTimer?.cancel()
+        return (attempt, transfer)
+    }
+
+    /// A transfer failed (transport error, timeout, bad status, size limit…): retry or end.
+    func attemptFailed(_ number: TransferNumber, error: ConnectionError, response: HTTPURLResponse?) {
+        guard let claimed = claimTransfer(number) else { return }
+        claimed.transfer?.abandon()
+        retryOrFail(run: number.run, attempt: claimed.attempt, error: error, response: response)
+    }
+
+    // MARK: - Errors
+
+    /// Fills in the request's class, error code and redacted URL; wraps a foreign error; redacts the URLs
+    /// inside a transport error (users reach it through `kind` and `underlyingError`).
+    func contextualize(
+        _ error: any Error, as wrap: (any Error) -> ConnectionError.Kind = { .other(underlying: $0) }
+    ) -> ConnectionError {
+        var result: ConnectionError
+        if let error = error as? ConnectionError {
+            result = error
+        } else if let error = error as? URLError {
+            result = ConnectionError(.transport(error))
+        } else {
+            result = ConnectionError(wrap(error))
+        }
+        if result.requestTypeName.isEmpty { result.requestTypeName = typeName }
+        if result.errorCode == 0 { result.errorCode = errorCode }
+        if result.redactedURL == nil { result.redactedURL = storage.withLock { $0.redactedURL } }
+        if case .transport(let urlError) = result.kind {
+            result.kind = .transport(Redaction.scrubbed(urlError, secretQueryItems: secretQueryItems))
+        }
+        return result
+    }
+}
+
+extension Array {
+    /// Splits into the elements that match and those that do not, keeping order.
+    func partitioned(by belongs: (Element) -> Bool) -> (matching: [Element], rest: [Element]) {
+        var matching: [Element] = []
+        var rest: [Element] = []
+        for element in self {
+            if belongs(element) { matching.append(element) } else { rest.append(element) }
+        }
+        return (matching, rest)
+    }
+}

@@ -1,0 +1,100 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+extension AnyConnectionRequest {
+    // MARK: - Retries
+
+    /// Asks ``retryDecision(for:attempt:response:)`` and either waits and retries, or ends the run.
+    func retryOrFail(run: RunNumber, attempt: Int, error: ConnectionError, response: HTTPURLResponse?) {
+        let error = contextualize(error)
+        if refreshAuthorization(run: run, attempt: attempt, after: error) { return }
+        guard case .retry(let delay) = retryDecision(for: error, attempt: attempt, response: response) else {
+            finish(run: run, outcome: .failure(error))
+            return
+        }
+        let wait = RetryPolicy.sanitizedWait(delay)
+        let timer = ConnectionQueues.makeTimer()
+        // The handler is set before the timer is shared, and the timer is cancelled on every path that
+        // drops it: a cancelled source releases its handler, which breaks the timer-handler cycle.
+        timer.setEventHandler { [weak self] in
+            timer.cancel()
+            self?.resumeAttempts(after: .backoffFired(run))
+        }
+        let firesAt = DispatchTime.now() + wait
+        let action = storage.withLock { $0.lifecycle.handle(.retryScheduled(run, firesAt: firesAt, timer: timer)) }
+        guard case .scheduleRetry(let next) = action else {
+            // The run ended meanwhile, or the wait would pass the deadline.
+            timer.cancel()
+            finish(run: run, outcome: .failure(error))
+            return
+        }
+        RequestObservers.notify(.retried(attempt: next, after: wait, error: error), for: self)
+        timer.schedule(deadline: firesAt)
+    }
+
+    /// A backoff or an authorization refresh is over: the next attempt begins, if the run still waits.
+    func resumeAttempts(after event: RequestLifecycle.Event) {
+        let action = storage.withLock { state in
+            let action = state.lifecycle.handle(event)
+            if case .beginAttempt(_, let attempt) = action { state.beginAttempt(attempt) }
+            return action
+        }
+        guard case .beginAttempt(let run, _) = action else { return }
+        beginAttempt(run: run)
+    }
+
+    // MARK: - Timers
+
+    /// Fails the transfer when `timeoutInterval` passes without activity; re-arms itself for the rest.
+    func armIdleTimer(for number: TransferNumber) {
+        let timeout = timeoutInterval
+        guard timeout.isFinite else { return }
+        let timer = ConnectionQueues.makeTimer()
+        timer.setEventHandler { [weak self] in
+            guard let self else {
+                timer.cancel()
+                return
+            }
+            let remaining: Double? = self.storage.withLock { state in
+                guard case .proceed = state.lifecycle.handle(.idleTimerFired(number)) else { return nil }
+                let idle = Double(DispatchTime.now().uptimeNanoseconds - state.lastActivity.uptimeNanoseconds) / 1e9
+                return timeout - idle
+            }
+            guard let remaining else {
+                timer.cancel()
+                return
+            }
+            if remaining > 0.001 {
+                timer.schedule(deadline: .now() + remaining)
+            } else {
+                timer.cancel()
+                self.attemptFailed(number, error: ConnectionError(.timedOut), response: nil)
+            }
+        }
+        let action = storage.withLock { $0.lifecycle.handle(.idleTimerArmed(number, timer)) }
+        guard case .proceed = action else {
+            timer.cancel()
+            return
+        }
+        timer.schedule(deadline: .now() + timeout)
+    }
+
+    /// Ends the run with `.timedOut` when the retry policy's deadline passes.
+    func armDeadline(run: RunNumber, after seconds: TimeInterval) {
+        let timer = ConnectionQueues.makeTimer()
+        timer.setEventHandler { [weak self] in
+            timer.cancel()
+            self?.finish(run: run, outcome: .failure(ConnectionError(.timedOut)))
+        }
+        let deadline = DispatchTime.now() + RetryPolicy.sanitizedWait(seconds)
+        let action = storage.withLock { $0.lifecycle.handle(.deadlineArmed(run, at: deadline, timer: timer)) }
+        guard case .proceed = action else {
+            timer.cancel()
+            return
+        }
+        timer.schedule(deadline: deadline)
+    }
+}

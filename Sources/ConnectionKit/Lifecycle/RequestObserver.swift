@@ -1,0 +1,66 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// What the lifecycle reports to its observers: once each, outside every lock, in the order it happened
+/// for one thread (a cancel on another thread may report the ending before the start).
+enum RequestEvent {
+    /// A run started, before its first attempt.
+    case started
+    /// A transfer (an attempt or a redirect hop) is about to be sent.
+    case willSend(URLRequest)
+    /// The final response's body is complete, before it is validated.
+    case receivedBody(CompletedBody)
+    /// Bytes moved (rate-limited; reported only while ``RequestObservers/wantsProgress``).
+    case progressed(TransferProgress)
+    /// An attempt failed; attempt number `attempt` starts after `after` seconds.
+    case retried(attempt: Int, after: TimeInterval, error: ConnectionError)
+    /// The run ended (after a saved file was committed): the one description of an ending, from which
+    /// ``ConnectionState`` and ``ConnectionEvent/Kind`` are derived.
+    case ended(RunOutcome)
+}
+
+/// Something that watches every request run (compare Alamofire's `EventMonitor`): the registry's
+/// history and event streams, the debug output, the network activity count, the offline queue.
+/// Features observe requests through this protocol instead of keeping state in the request's core.
+protocol RequestObserver: Sendable {
+    /// `event` happened to `request`. Called on ConnectionKit's queues or the caller's thread, never
+    /// under a lock; must return quickly.
+    func request(_ request: AnyConnectionRequest, did event: RequestEvent)
+
+    /// On the callback queue, before `outcome` reaches the request's handlers: `true` takes the ending
+    /// over (the completion or failure path is skipped; `value()` callers still get it). Default `false`.
+    func request(_ request: AnyConnectionRequest, takesOver outcome: RunOutcome) -> Bool
+}
+
+extension RequestObserver {
+    func request(_ request: AnyConnectionRequest, takesOver outcome: RunOutcome) -> Bool { false }
+}
+
+/// The one list of observers, in the order they hear an event: the history first (it copies the run's
+/// body preview), then the debug output (which releases it), the event streams, the activity count and
+/// the offline queue.
+enum RequestObservers {
+    static let all: [any RequestObserver] = [
+        ConnectionHistoryObserver(), DebugOutputObserver(), ConnectionRegistry.shared, NetworkActivity.shared,
+        OfflineInterception.shared,
+    ]
+
+    /// Tells every observer.
+    static func notify(_ event: RequestEvent, for request: AnyConnectionRequest) {
+        for observer in all {
+            observer.request(request, did: event)
+        }
+    }
+
+    /// Whether an observer takes the ending over. Every observer is asked (each may need to forget
+    /// the run); the first that takes it wins.
+    static func takeOver(_ outcome: RunOutcome, for request: AnyConnectionRequest) -> Bool {
+        all.reduce(false) { taken, observer in observer.request(request, takesOver: outcome) || taken }
+    }
+
+    /// Whether progress is worth reporting: somebody listens to the registry's events.
+    static var wantsProgress: Bool { ConnectionRegistry.shared.hasListeners }
+}
