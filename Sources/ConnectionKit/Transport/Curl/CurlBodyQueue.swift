@@ -19,6 +19,8 @@
         /// the last ``resetPeak()`` (for tests and benchmarks).
         static let waitingInProcess = Atomic<Int>(0)
         private static let peakInProcess = Atomic<Int>(0)
+        /// How many times a full queue paused a transfer, process-wide (for tests and benchmarks).
+        static let pausesInProcess = Atomic<Int>(0)
 
         private let queue = DispatchQueue(label: "ConnectionKit.libcurl.body", target: .global())
         private let waiting = Atomic<Int>(0)
@@ -32,7 +34,10 @@
         func hasRoom() -> Bool {
             guard waiting.load(ordering: .sequentiallyConsistent) >= Self.bound else { return true }
             pausedForRoom.store(true, ordering: .sequentiallyConsistent)
-            guard waiting.load(ordering: .sequentiallyConsistent) <= Self.bound / 2 else { return false }
+            guard waiting.load(ordering: .sequentiallyConsistent) <= Self.bound / 2 else {
+                Self.pausesInProcess.add(1, ordering: .relaxed)
+                return false
+            }
             pausedForRoom.store(false, ordering: .sequentiallyConsistent)
             return true
         }
