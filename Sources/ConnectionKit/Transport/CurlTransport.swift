@@ -64,7 +64,8 @@
         func startTransfer(_ request: URLRequest, bodyFile: URL?, receiver: any TransferReceiver) -> any TransferHandle
         {
             let transfer = CurlTransfer(
-                request: request, bodyFile: bodyFile, receiver: receiver, transport: self, queuesBody: bodiesToFile == nil)
+                request: request, bodyFile: bodyFile, receiver: receiver, transport: self,
+                queuesBody: bodiesToFile == nil)
             post(.start(transfer))
             return transfer
         }

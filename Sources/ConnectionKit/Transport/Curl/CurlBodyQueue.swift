@@ -44,8 +44,9 @@
 
         /// Queues a chunk of `count` body bytes; `deliver` hands it to the receiver. `resume` runs (on
         /// the queue) when this delivery made room for a transfer paused by ``hasRoom()``.
-        func enqueue(bytes count: Int, _ deliver: @escaping @Sendable () -> Void, resume: @escaping @Sendable () -> Void)
-        {
+        func enqueue(
+            bytes count: Int, _ deliver: @escaping @Sendable () -> Void, resume: @escaping @Sendable () -> Void
+        ) {
             waiting.add(count, ordering: .sequentiallyConsistent)
             let total = Self.waitingInProcess.add(count, ordering: .relaxed).newValue
             Self.peakInProcess.max(total, ordering: .relaxed)
