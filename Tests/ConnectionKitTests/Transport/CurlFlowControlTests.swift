@@ -43,10 +43,16 @@ import Testing
         let delay: TimeInterval
         /// Called after each chunk, with the bytes received so far.
         let onChunk: @Sendable (Int) -> Void
+        /// When set, the first chunk waits for it: a sink stuck until the test lets it go.
+        let hold: DispatchSemaphore?
         private let ended = Locked<[@Sendable () -> Void]>([])
 
-        init(delay: TimeInterval = 0, onChunk: @escaping @Sendable (Int) -> Void = { _ in }) {
+        init(
+            delay: TimeInterval = 0, hold: DispatchSemaphore? = nil,
+            onChunk: @escaping @Sendable (Int) -> Void = { _ in }
+        ) {
             self.delay = delay
+            self.hold = hold
             self.onChunk = onChunk
         }
 
@@ -55,6 +61,7 @@ import Testing
         }
 
         func transferDidReceive(data: Data) {
+            if let hold, state.withLock({ $0.chunks == 0 }) { hold.wait() }
             if delay > 0 { Thread.sleep(forTimeInterval: delay) }
             let total = state.withLock { state in
                 state.body.append(data)
@@ -221,9 +228,14 @@ import Testing
             let transport = try CurlTransport.shared.get().fileTransport
             CurlBodyQueue.resetPeak()
             let pausesBefore = CurlBodyQueue.pausesInProcess.load(ordering: .relaxed)
-            // About 40 MB/s: far below loopback, so the queue fills and the socket pauses again and again.
-            let receiver = RecordingReceiver(delay: 0.0004)
+            // The sink is stuck on the first chunk until the queue filled up and the transfer paused, then
+            // slow (about 40 MB/s), so that it pauses again whenever loopback outpaces it.
+            let hold = DispatchSemaphore(value: 0)
+            let receiver = RecordingReceiver(delay: 0.0004, hold: hold)
             _ = transport.startTransfer(URLRequest(url: server.url("/big")), bodyFile: nil, receiver: receiver)
+            #expect(await eventually { CurlBodyQueue.pausesInProcess.load(ordering: .relaxed) > pausesBefore })
+            #expect(CurlBodyQueue.waitingInProcess.load(ordering: .relaxed) >= CurlBodyQueue.bound)
+            hold.signal()
             await receiver.waitForCompletion(timeout: 120)
             let state = receiver.state.withLock { $0 }
             #expect(state.completions.count == 1)
@@ -244,12 +256,14 @@ import Testing
             server.route("/fine") { _ in .text("fine") }
             let transport = try CurlTransport.shared.get().fileTransport
             let pausesBefore = CurlBodyQueue.pausesInProcess.load(ordering: .relaxed)
-            let receiver = RecordingReceiver(delay: 0.002)
+            let hold = DispatchSemaphore(value: 0)
+            let receiver = RecordingReceiver(hold: hold)
             let handle = transport.startTransfer(
                 URLRequest(url: server.url("/big")), bodyFile: nil, receiver: receiver)
             #expect(await eventually { CurlBodyQueue.pausesInProcess.load(ordering: .relaxed) > pausesBefore })
             handle.cancel()
             let chunksAtCancel = receiver.state.withLock { $0.chunks }
+            hold.signal()
             let next = RecordingReceiver()
             _ = transport.startTransfer(URLRequest(url: server.url("/fine")), bodyFile: nil, receiver: next)
             await next.waitForCompletion()
