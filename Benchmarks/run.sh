@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# Benchmarks: raw URLSession against ConnectionKit (see docs/benchmarks.md).
+# Benchmarks: raw URLSession against ConnectionKit on URLSession and on libcurl (see docs/benchmarks.md).
 #
 #   Benchmarks/run.sh            the full run (several minutes; 1 GiB files)
 #   Benchmarks/run.sh --quick    a short run (small counts, one round, 64 MiB), as .ci/run does
 #   Benchmarks/run.sh --only json   only the benchmarks whose name contains "json"
-#   BENCH_TRANSPORT=libcurl Benchmarks/run.sh   the ConnectionKit column on the libcurl transport (Linux)
+#   BENCH_VARIANT=curl Benchmarks/run.sh --only cpu   one column only (raw, ck or curl = ConnectionKit on libcurl)
 #   BENCH_WRAPPER="valgrind --tool=callgrind --callgrind-out-file=/tmp/cg.%p" Benchmarks/run.sh --quick --only cpu
 #
 # On a fresh Debian machine it installs nginx, curl and wrk (apt-get, as root) when missing, writes its

@@ -26,6 +26,7 @@ typedef int (*multi_perform_fn)(void *multi, int *running);
 typedef int (*multi_poll_fn)(void *multi, void *extra_fds, unsigned extra_count, int timeout_ms, int *numfds);
 typedef int (*multi_wakeup_fn)(void *multi);
 typedef cc_msg *(*multi_info_read_fn)(void *multi, int *queued);
+typedef int (*easy_pause_fn)(void *easy, int bitmask);
 
 static struct {
     global_init_fn global_init;
@@ -46,6 +47,7 @@ static struct {
     multi_poll_fn multi_poll;
     multi_wakeup_fn multi_wakeup;
     multi_info_read_fn multi_info_read;
+    easy_pause_fn easy_pause;
 } api;
 
 static pthread_once_t load_once = PTHREAD_ONCE_INIT;
@@ -102,6 +104,7 @@ static void load(void) {
     api.multi_poll = (multi_poll_fn)resolve(library, "curl_multi_poll", &missing);
     api.multi_wakeup = (multi_wakeup_fn)resolve(library, "curl_multi_wakeup", &missing);
     api.multi_info_read = (multi_info_read_fn)resolve(library, "curl_multi_info_read", &missing);
+    api.easy_pause = (easy_pause_fn)resolve(library, "curl_easy_pause", &missing);
     if (missing) {
         load_error = load_error_text;
         return;
@@ -135,6 +138,8 @@ const char *ccurl_load(void) {
 const char *ccurl_version(void) { return ccurl_load() == NULL ? loaded_version : NULL; }
 
 size_t ccurl_read_abort(void) { return CC_READFUNC_ABORT; }
+
+size_t ccurl_write_pause(void) { return CC_WRITEFUNC_PAUSE; }
 
 // MARK: - Multi
 
@@ -291,6 +296,8 @@ int ccurl_xfer_add(void *multi, void *pointer) {
 int ccurl_xfer_remove(void *multi, void *pointer) { return api.multi_remove_handle(multi, ((xfer *)pointer)->easy); }
 
 const char *ccurl_xfer_error(void *pointer) { return ((xfer *)pointer)->error; }
+
+int ccurl_xfer_unpause(void *pointer) { return api.easy_pause(((xfer *)pointer)->easy, CC_PAUSE_CONT); }
 
 ccurl_failure ccurl_classify(int result) {
     switch (result) {

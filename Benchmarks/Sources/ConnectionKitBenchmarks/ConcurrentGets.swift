@@ -14,6 +14,7 @@ enum ConcurrentGets: Benchmark {
             var row = Row(
                 "1 KiB GETs, \(window) in flight (\(count))", unit: "req/s", raw: figures.raw,
                 connectionKit: figures.connectionKit, goal: .ratioAtLeast(0.95))
+            (row.libcurl, row.libcurlGoal) = (figures.libcurl, .ratioAtLeast(8))
             (row.curl, row.wrk) = try ReferenceTools.measure(window: window, count: count, options)
             return row
         }

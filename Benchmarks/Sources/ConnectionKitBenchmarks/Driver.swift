@@ -128,25 +128,27 @@ enum Driver {
         return timing
     }
 
-    /// Measures both variants alternately (warm-up of each, then raw, ConnectionKit, raw, ConnectionKit…)
-    /// so that machine noise lands on both; returns each variant's figures in round order.
+    /// Each variant's figures, in round order.
+    struct Figures {
+        var values: [Variant: [Double]] = [:]
+        var raw: [Double] { values[.raw] ?? [] }
+        var connectionKit: [Double] { values[.connectionKit] ?? [] }
+        var libcurl: [Double] { values[.libcurl] ?? [] }
+    }
+
+    /// Measures the variants alternately (warm-up of each, then raw, ConnectionKit, ConnectionKit on
+    /// libcurl, raw…) so that machine noise lands on all of them.
     static func alternate(
-        rounds: Int, warmUp: Bool = true, _ measure: (Variant) throws -> Double
-    ) throws -> (raw: [Double], connectionKit: [Double]) {
-        // BENCH_VARIANT=raw or ck measures one side only: for profiling each side on its own.
-        let only = ProcessInfo.processInfo.environment["BENCH_VARIANT"].flatMap(Variant.init(rawValue:))
-        let measureRaw = only != .connectionKit
-        let measureKit = only != .raw
+        rounds: Int, warmUp: Bool = true, variants: [Variant] = Variant.measured, _ measure: (Variant) throws -> Double
+    ) throws -> Figures {
+        let variants = variants.filter(Variant.measured.contains)
         if warmUp {
-            if measureRaw { _ = try measure(.raw) }
-            if measureKit { _ = try measure(.connectionKit) }
+            for variant in variants { _ = try measure(variant) }
         }
-        var raw: [Double] = []
-        var connectionKit: [Double] = []
+        var figures = Figures()
         for _ in 0..<rounds {
-            if measureRaw { raw.append(try measure(.raw)) }
-            if measureKit { connectionKit.append(try measure(.connectionKit)) }
+            for variant in variants { figures.values[variant, default: []].append(try measure(variant)) }
         }
-        return (raw, connectionKit)
+        return figures
     }
 }

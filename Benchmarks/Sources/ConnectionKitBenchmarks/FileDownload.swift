@@ -33,24 +33,28 @@ enum FileDownload: Benchmark {
         }
         let raw = results[.raw] ?? []
         let kit = results[.connectionKit] ?? []
-        return [
-            Row(
-                "\(options.bigFileLabel) saved to file", unit: "MB/s", raw: raw.map(\.megabytesPerSecond),
-                connectionKit: kit.map(\.megabytesPerSecond), goal: .ratioAtLeast(0.95)),
-            Row(
-                "\(options.bigFileLabel) saved to file: peak RSS", unit: "MiB", raw: raw.map(\.peakMiB),
-                connectionKit: kit.map(\.peakMiB), goal: .connectionKitBelow(64)),
-        ]
+        let curl = results[.libcurl] ?? []
+        var speed = Row(
+            "\(options.bigFileLabel) saved to file", unit: "MB/s", raw: raw.map(\.megabytesPerSecond),
+            connectionKit: kit.map(\.megabytesPerSecond), goal: .ratioAtLeast(0.95))
+        speed.libcurl = curl.map(\.megabytesPerSecond)
+        var memory = Row(
+            "\(options.bigFileLabel) saved to file: peak RSS", unit: "MiB", raw: raw.map(\.peakMiB),
+            connectionKit: kit.map(\.peakMiB), goal: .connectionKitBelow(64))
+        (memory.libcurl, memory.libcurlGoal) = (curl.map(\.peakMiB), .connectionKitBelow(64))
+        return [speed, memory]
     }
 
-    private static func spawnChild(_ variant: Variant, _ options: Options) throws -> ChildResult {
+    static func spawnChild(_ variant: Variant, _ options: Options, subcommand: String = "child-download") throws
+        -> ChildResult
+    {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
         if !FileManager.default.fileExists(atPath: "/proc/self/exe") {
             process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
         }
         var arguments = [
-            "child-download", variant.rawValue, "--work", options.workDirectory.path,
+            subcommand, variant.rawValue, "--work", options.workDirectory.path,
             "--base-url", options.baseURL?.absoluteString ?? "",
         ]
         if options.quick { arguments.append("--quick") }
@@ -65,7 +69,7 @@ enum FileDownload: Benchmark {
             let line = text.split(separator: "\n").last(where: { $0.hasPrefix("RESULT ") })
         else {
             throw BenchmarkError(
-                "child-download \(variant.rawValue) failed (status \(process.terminationStatus)): \(text)")
+                "\(subcommand) \(variant.rawValue) failed (status \(process.terminationStatus)): \(text)")
         }
         let fields = line.split(separator: " ").dropFirst().compactMap { Double($0) }
         guard fields.count == 3 else { throw BenchmarkError("bad child output: \(line)") }
@@ -75,7 +79,7 @@ enum FileDownload: Benchmark {
     /// Runs in the child: one download of the large file, then prints `RESULT …`.
     static func child(_ options: Options) throws {
         guard let variant = options.positional.first.flatMap(Variant.init(rawValue:)) else {
-            throw BenchmarkError("child-download needs raw or ck")
+            throw BenchmarkError("child-download needs raw, ck or curl")
         }
         let url = try options.url(ServedFiles.big)
         let destination = options.downloadsDirectory.appendingPathComponent("big-\(variant.rawValue).bin")
@@ -107,8 +111,8 @@ enum FileDownload: Benchmark {
                 }
                 done.signal()
             }.resume()
-        case .connectionKit:
-            let request = DownloadRequest(from: url, to: destination)
+        case .connectionKit, .libcurl:
+            let request = BenchDownload(from: url, to: destination, transport: variant.transport ?? .urlSession)
             request.callbackQueue = KitClient.callbackQueue
             request.completionHandler = { _ in done.signal() }
             request.failureHandler = { error in
@@ -122,4 +126,15 @@ enum FileDownload: Benchmark {
         }
         if let error = outcome.withLock({ $0 }) { throw error }
     }
+}
+
+/// A `DownloadRequest` on the transport of its variant.
+final class BenchDownload: DownloadRequest, @unchecked Sendable {
+    // Safe: `chosen` is a `let`; the rest lives in the base class's locked storage.
+    private let chosen: ConnectionTransport
+    init(from source: URL, to destination: URL, transport: ConnectionTransport) {
+        chosen = transport
+        super.init(from: source, to: destination)
+    }
+    override var transport: ConnectionTransport { chosen }
 }

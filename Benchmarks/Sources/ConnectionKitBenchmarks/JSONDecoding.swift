@@ -15,12 +15,16 @@ enum JSONDecoding: Benchmark {
         // Safe: no stored state of its own.
         private let endpoint: URL
 
-        init(endpoint: URL) {
+        private let chosen: ConnectionTransport
+
+        init(endpoint: URL, transport: ConnectionTransport) {
             self.endpoint = endpoint
+            self.chosen = transport
             super.init()
         }
 
         override var url: URL? { endpoint }
+        override var transport: ConnectionTransport { chosen }
     }
 
     static let rawFetch: Fetch = { url, done in
@@ -40,8 +44,14 @@ enum JSONDecoding: Benchmark {
         }.resume()
     }
 
-    static let kitFetch: Fetch = { url, done in
-        let request = FetchItems(endpoint: url)
+    static func kitFetch(over transport: ConnectionTransport) -> Fetch {
+        { url, done in kitFetch(url, transport: transport, done: done) }
+    }
+
+    private static func kitFetch(
+        _ url: URL, transport: ConnectionTransport, done: @escaping @Sendable (Result<Int, any Error>) -> Void
+    ) {
+        let request = FetchItems(endpoint: url, transport: transport)
         request.callbackQueue = KitClient.callbackQueue
         request.completionHandler = { items in
             done(items.count == ServedFiles.jsonItemCount ? .success(items.count) : .failure(BenchmarkError("short")))
@@ -54,13 +64,13 @@ enum JSONDecoding: Benchmark {
         let count = options.quick ? 4 : 20
         let url = try options.url(ServedFiles.json)
         let figures = try Driver.alternate(rounds: options.rounds) { variant in
-            try Driver.run(count: count, window: 1, url: url, fetch: variant == .raw ? rawFetch : kitFetch)
+            try Driver.run(count: count, window: 1, url: url, fetch: variant.transport.map(kitFetch(over:)) ?? rawFetch)
                 .requestsPerSecond
         }
-        return [
-            Row(
-                "1 MiB JSON GET + decode, sequential (\(count))", unit: "req/s", raw: figures.raw,
-                connectionKit: figures.connectionKit, goal: .ratioAtLeast(0.95))
-        ]
+        var row = Row(
+            "1 MiB JSON GET + decode, sequential (\(count))", unit: "req/s", raw: figures.raw,
+            connectionKit: figures.connectionKit, goal: .ratioAtLeast(0.95))
+        row.libcurl = figures.libcurl
+        return [row]
     }
 }

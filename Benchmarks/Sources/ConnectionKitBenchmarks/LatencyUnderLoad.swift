@@ -22,15 +22,17 @@ enum LatencyUnderLoad: Benchmark {
         }
         let raw = samples[.raw] ?? []
         let kit = samples[.connectionKit] ?? []
-        return [
-            Row(
-                "1 KiB GET during \(options.bigFileLabel) download: median", unit: "ms",
-                raw: raw.map(\.medianMilliseconds), connectionKit: kit.map(\.medianMilliseconds),
-                goal: .ratioAtMost(1.05)),
-            Row(
-                "1 KiB GET during \(options.bigFileLabel) download: worst", unit: "ms",
-                raw: raw.map(\.maximumMilliseconds), connectionKit: kit.map(\.maximumMilliseconds), goal: .none),
-        ]
+        let curl = samples[.libcurl] ?? []
+        var median = Row(
+            "1 KiB GET during \(options.bigFileLabel) download: median", unit: "ms",
+            raw: raw.map(\.medianMilliseconds), connectionKit: kit.map(\.medianMilliseconds),
+            goal: .ratioAtMost(1.05))
+        (median.libcurl, median.libcurlGoal) = (curl.map(\.medianMilliseconds), .connectionKitBelow(5))
+        var worst = Row(
+            "1 KiB GET during \(options.bigFileLabel) download: worst", unit: "ms",
+            raw: raw.map(\.maximumMilliseconds), connectionKit: kit.map(\.maximumMilliseconds), goal: .none)
+        worst.libcurl = curl.map(\.maximumMilliseconds)
+        return [median, worst]
     }
 
     /// Starts the download, then sends small GETs one after another until it ends.

@@ -35,7 +35,7 @@ enum RegistryOperations: Benchmark {
         let count = options.quick ? 1000 : 10_000
         var timings: [Variant: [Timings]] = [:]
         let rounds = min(options.rounds, 3)
-        _ = try Driver.alternate(rounds: rounds, warmUp: false) { variant in
+        _ = try Driver.alternate(rounds: rounds, warmUp: false, variants: [.raw, .connectionKit]) { variant in
             let server = try TestServer.started()
             defer { server.stop() }
             server.route("/hold") { _ in

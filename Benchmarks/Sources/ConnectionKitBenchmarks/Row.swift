@@ -28,6 +28,9 @@ struct Row: Sendable {
     let raw: [Double]
     let connectionKit: [Double]
     let goal: Goal
+    /// ConnectionKit on the libcurl transport, and the goal its ratio to raw is held to (issue 13).
+    var libcurl: [Double] = []
+    var libcurlGoal: Goal = .none
     /// The same measurement with curl and wrk (small-GET rows only).
     var curl: Double?
     var wrk: Double?
@@ -49,12 +52,25 @@ struct Row: Sendable {
         return connectionKit / raw
     }
 
+    var libcurlMedian: Double? { Self.median(libcurl) }
+
+    /// ConnectionKit-on-libcurl's median over raw's.
+    var libcurlRatio: Double? {
+        guard let raw = rawMedian, let libcurl = libcurlMedian, raw > 0 else { return nil }
+        return libcurl / raw
+    }
+
     /// "yes", "NO" or "-" when there is no goal.
-    var verdict: String {
+    var verdict: String { Self.verdict(goal, ratio: ratio, median: connectionKitMedian) }
+
+    /// The same for the libcurl column.
+    var libcurlVerdict: String { Self.verdict(libcurlGoal, ratio: libcurlRatio, median: libcurlMedian) }
+
+    private static func verdict(_ goal: Goal, ratio: Double?, median: Double?) -> String {
         switch goal {
         case .ratioAtLeast(let bound): return ratio.map { $0 >= bound ? "yes" : "NO" } ?? "-"
         case .ratioAtMost(let bound): return ratio.map { $0 <= bound ? "yes" : "NO" } ?? "-"
-        case .connectionKitBelow(let bound): return connectionKitMedian.map { $0 < bound ? "yes" : "NO" } ?? "-"
+        case .connectionKitBelow(let bound): return median.map { $0 < bound ? "yes" : "NO" } ?? "-"
         case .none: return "-"
         }
     }

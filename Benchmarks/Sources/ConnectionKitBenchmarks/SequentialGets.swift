@@ -13,6 +13,7 @@ enum SequentialGets: Benchmark {
         var row = Row(
             "1 KiB GETs, sequential (\(count))", unit: "req/s", raw: figures.raw,
             connectionKit: figures.connectionKit, goal: .ratioAtLeast(0.95))
+        (row.libcurl, row.libcurlGoal) = (figures.libcurl, .ratioAtLeast(3))
         (row.curl, row.wrk) = try ReferenceTools.measure(window: 1, count: count, options)
         return [row]
     }

@@ -4,13 +4,17 @@ import Foundation
 enum Table {
     static func render(_ rows: [Row], rounds: Int) -> String {
         let header = [
-            "benchmark", "unit", "raw URLSession", "ConnectionKit", "CK/raw", "goal", "met", "curl", "wrk",
+            "benchmark", "unit", "raw URLSession", "CK URLSession", "CK/raw", "goal", "met", "CK libcurl",
+            "libcurl/raw", "libcurl goal", "met", "curl", "wrk",
         ]
+        // Left-aligned columns: names and goals.
+        let textColumns: Set<Int> = [0, 1, 5, 9]
         var lines = [header]
         for row in rows {
             lines.append([
                 row.name, row.unit, cell(row.rawMedian), cell(row.connectionKitMedian), cell(row.ratio, ratio: true),
-                row.goal.text, row.verdict, cell(row.curl), cell(row.wrk),
+                row.goal.text, row.verdict, cell(row.libcurlMedian), cell(row.libcurlRatio, ratio: true),
+                row.libcurlGoal.text, row.libcurlVerdict, cell(row.curl), cell(row.wrk),
             ])
         }
         var widths = Array(repeating: 0, count: header.count)
@@ -20,21 +24,22 @@ enum Table {
         func render(_ line: [String]) -> String {
             let cells = line.enumerated().map { index, text in
                 let padding = String(repeating: " ", count: widths[index] - text.count)
-                return index < 2 || index == 5 ? text + padding : padding + text
+                return textColumns.contains(index) ? text + padding : padding + text
             }
             return "| " + cells.joined(separator: " | ") + " |"
         }
         let rule =
             "|"
             + widths.enumerated().map { index, width in
-                index < 2 || index == 5
+                textColumns.contains(index)
                     ? ":" + String(repeating: "-", count: width + 1) : String(repeating: "-", count: width + 1) + ":"
             }.joined(separator: "|") + "|"
         let body = lines.dropFirst().map(render)
         return ([render(header), rule] + body).joined(separator: "\n")
-            + "\n\nMedians over alternating rounds (raw, ConnectionKit, raw, ConnectionKit…): \(rounds) for small requests "
-            + "(after one warm-up each), \(min(rounds, 3)) for the large-file and registry rows. CK/raw is "
-            + "ConnectionKit's median over raw's. curl and wrk: the same requests, for reference."
+            + "\n\nMedians over alternating rounds (raw, CK URLSession, CK libcurl, raw…): \(rounds) for small "
+            + "requests (after one warm-up each), \(min(rounds, 3)) for the large-file and registry rows. CK/raw and "
+            + "libcurl/raw are ConnectionKit's medians (on URLSession, on libcurl) over raw's. curl and wrk: the same "
+            + "requests, for reference."
     }
 
     static func cell(_ value: Double?, ratio: Bool = false) -> String {

@@ -5,7 +5,7 @@ import Foundation
     import FoundationNetworking
 #endif
 
-/// The two things compared in every row. Both use the same style: a completion callback per request,
+/// The things compared in every row. All use the same style: a completion callback per request,
 /// started from the previous request's callback, counted under a lock.
 enum Variant: String, Sendable, CaseIterable {
     /// URLSession as a careful user writes it: ephemeral, 64 connections per host (ConnectionKit's
@@ -13,6 +13,37 @@ enum Variant: String, Sendable, CaseIterable {
     case raw
     /// ConnectionKit: a `BasicConnectionRequest` (or a subclass) with handlers on a private queue.
     case connectionKit = "ck"
+    /// The same ConnectionKit requests on the libcurl transport (Linux; skipped where libcurl is unavailable).
+    case libcurl = "curl"
+
+    /// The variants this run measures: every one, minus libcurl where it cannot load; `BENCH_VARIANT=raw`,
+    /// `ck` or `curl` measures one side only (for profiling it on its own).
+    static let measured: [Variant] = {
+        if let only = ProcessInfo.processInfo.environment["BENCH_VARIANT"].flatMap(Variant.init(rawValue:)) {
+            return [only]
+        }
+        return allCases.filter { $0 != .libcurl || KitClient.libcurl != nil }
+    }()
+
+    /// The transport of ConnectionKit's requests in this variant (`nil` for raw URLSession).
+    var transport: ConnectionTransport? {
+        switch self {
+        case .raw: return nil
+        case .connectionKit: return .urlSession
+        case .libcurl: return KitClient.libcurl
+        }
+    }
+}
+
+/// A `BasicConnectionRequest` on the transport of its variant.
+final class BenchRequest: BasicConnectionRequest, @unchecked Sendable {
+    // Safe: `chosen` is a `let`; the rest lives in the base class's locked storage.
+    private let chosen: ConnectionTransport
+    init(_ request: URLRequest, transport: ConnectionTransport) {
+        chosen = transport
+        super.init(request: request)
+    }
+    override var transport: ConnectionTransport { chosen }
 }
 
 /// A fetch that calls `done` once, with the body's size (or the error).
@@ -46,19 +77,30 @@ enum KitClient {
     /// Where every ConnectionKit handler runs: a private serial queue (a command-line tool has no main run loop).
     static let callbackQueue = DispatchQueue(label: "ConnectionKitBenchmarks.callbacks")
 
-    static let fetch: Fetch = { url, done in
-        let request = BasicConnectionRequest(request: URLRequest(url: url))
-        request.callbackQueue = callbackQueue
-        request.completionHandler = { data in done(.success(data.count)) }
-        request.failureHandler = { error in done(.failure(error)) }
-        request.start()
+    /// The libcurl transport, or `nil` (then the column stays empty) where it cannot load.
+    static let libcurl: ConnectionTransport? = try? .libcurl()
+
+    static func fetch(over transport: ConnectionTransport) -> Fetch {
+        { url, done in
+            let request = BenchRequest(URLRequest(url: url), transport: transport)
+            request.callbackQueue = callbackQueue
+            request.completionHandler = { data in done(.success(data.count)) }
+            request.failureHandler = { error in done(.failure(error)) }
+            request.start()
+        }
     }
 }
 
 extension Variant {
     /// The fetch of this variant.
-    var fetch: Fetch { self == .raw ? RawClient.fetch : KitClient.fetch }
+    var fetch: Fetch { transport.map(KitClient.fetch(over:)) ?? RawClient.fetch }
 
     /// The column header.
-    var label: String { self == .raw ? "raw URLSession" : "ConnectionKit" }
+    var label: String {
+        switch self {
+        case .raw: return "raw URLSession"
+        case .connectionKit: return "CK URLSession"
+        case .libcurl: return "CK libcurl"
+        }
+    }
 }

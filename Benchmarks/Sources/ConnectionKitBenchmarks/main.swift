@@ -7,12 +7,13 @@ import Foundation
 //   ConnectionKitBenchmarks run [--quick] [--only NAME] --base-url URL --work DIR   all benchmarks, one table
 //   ConnectionKitBenchmarks prepare [--quick] --work DIR                            writes the served files
 //   ConnectionKitBenchmarks free-port                                               prints a free loopback port
-//   ConnectionKitBenchmarks child-download raw|ck [--quick] --base-url URL --work DIR  (spawned by `run`)
+//   ConnectionKitBenchmarks child-download raw|ck|curl [--quick] --base-url URL --work DIR  (spawned by `run`)
+//   ConnectionKitBenchmarks child-slow raw|ck|curl [--quick] --base-url URL --work DIR      (spawned by `run`)
 
 /// Every benchmark, in the order the table shows them.
 let benchmarks: [any Benchmark.Type] = [
     SequentialGets.self, ConcurrentGets.self, JSONDecoding.self, CPUPerRequest.self, FileDownload.self,
-    LatencyUnderLoad.self, RegistryOperations.self,
+    SlowConsumer.self, LatencyUnderLoad.self, RegistryOperations.self,
 ]
 
 func log(_ message: String) {
@@ -33,16 +34,13 @@ func runAll(_ options: Options) throws {
 
 let arguments = CommandLine.arguments
 do {
-    // BENCH_TRANSPORT=libcurl: the ConnectionKit column runs on the libcurl transport (child processes inherit it).
-    if ProcessInfo.processInfo.environment["BENCH_TRANSPORT"] == "libcurl" {
-        ConnectionTransport.default = try .libcurl()
-    }
     let options = try Options(arguments.dropFirst(2))
     switch arguments.dropFirst().first ?? "run" {
     case "run": try runAll(options)
     case "prepare": try ServedFiles.prepare(options)
     case "free-port": print(try FreePort.pick())
     case "child-download": try FileDownload.child(options)
+    case "child-slow": try SlowConsumer.child(options)
     case let other: throw BenchmarkError("unknown subcommand \(other); use run, prepare, free-port")
     }
 } catch {

@@ -2,11 +2,12 @@
 // 503s, connection resets, truncated bodies, redirects, cancels), printing requests per second,
 // resident memory at the start, after warm-up and at the end, and lost or doubled endings.
 //
-//     swift run -c release Soak [requests] [in-flight] [mix]      (defaults: 100000 32 faults)
+//     swift run -c release Soak [requests] [in-flight] [mix] [transport]   (defaults: 100000 32 faults urlsession)
 //
 // `mix` is `faults` (the default: the mix below), `clean` (every request a plain 1 KiB GET), or
 // `urlsession` (the same plain GETs sent with a bare `URLSession` data task, no ConnectionKit: the
 // baseline that shows how much memory growth belongs to URLSession and libcurl themselves).
+// `transport` is `urlsession` or `libcurl`: the transport of every ConnectionKit request of the run.
 //
 // Exits with status 1 when an ending is lost or doubled or the registry is not empty at the end.
 import ConnectionKit
@@ -28,6 +29,7 @@ final class SoakRequest: BasicConnectionRequest, @unchecked Sendable {
     }
 
     override var retryPolicy: RetryPolicy { policy }
+    override var transport: ConnectionTransport { soakTransport }
     override var timeoutInterval: TimeInterval { 5 }
 }
 
@@ -69,6 +71,7 @@ let arguments = CommandLine.arguments
 let total = arguments.count > 1 ? Int(arguments[1]) ?? 100_000 : 100_000
 let inFlightLimit = arguments.count > 2 ? Int(arguments[2]) ?? 32 : 32
 let mix = arguments.count > 3 ? arguments[3] : "faults"
+let soakTransport: ConnectionTransport = try arguments.count > 4 && arguments[4] == "libcurl" ? .libcurl() : .urlSession
 let warmUp = min(total / 10, 10_000)
 let bareSession = URLSession(configuration: .ephemeral)
 
@@ -180,7 +183,7 @@ let seconds = finishedAt.timeIntervalSince(startedAt)
 let steadySeconds = finishedAt.timeIntervalSince(warmedUpAt)
 let rssAtEnd = residentKiB()
 
-print("Soak: \(total) requests, \(inFlightLimit) in flight, mix \(mix)")
+print("Soak: \(total) requests, \(inFlightLimit) in flight, mix \(mix), transport \(soakTransport)")
 print(String(format: "  time              %.1f s", seconds))
 print(
     String(

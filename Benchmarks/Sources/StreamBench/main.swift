@@ -1,10 +1,11 @@
 // StreamBench: figures for streaming responses (issue 16).
 //
-//   swift run -c release --package-path Benchmarks StreamBench [megabytes-for-the-slow-consumer]
+//   swift run -c release --package-path Benchmarks StreamBench [megabytes-for-the-slow-consumer] [urlsession|libcurl]
 //
 // Prints: events/s through SSEDecoder alone; events/s through a whole ServerSentEventsRequest on
-// loopback (ConnectionKitTesting's server, URLSession transport); and peak RSS (VmHWM) while a
-// stream of the given size (default 1024 MiB) flows into a consumer that takes 1 ms per MiB.
+// loopback (ConnectionKitTesting's server, on the transport given: URLSession by default); and peak RSS
+// (VmHWM) while a stream of the given size (default 1024 MiB) flows into a consumer that takes 1 ms per
+// MiB. Peak RSS is per process: run it once per transport.
 import ConnectionKit
 import ConnectionKitTesting
 import Foundation
@@ -45,6 +46,7 @@ final class Firehose: ServerSentEventsRequest, @unchecked Sendable {
     override var url: URL? { target }
     override var retryPolicy: RetryPolicy { .none }
     override var maximumBufferedElements: Int { buffered }
+    override var transport: ConnectionTransport { benchTransport }
 }
 
 /// One chunk of `perChunk` small events (about 24 bytes each).
@@ -92,11 +94,11 @@ func wholeRequest(server: TestServer, events: Int, buffered: Int) async {
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
         print(
             String(
-                format: "whole request (URLSession, loopback, buffer %d): %d events in %.2f s = %.0f events/s",
-                buffered, total, seconds, Double(total) / seconds))
+                format: "whole request (%@, loopback, buffer %d): %d events in %.2f s = %.0f events/s",
+                benchTransport.name, buffered, total, seconds, Double(total) / seconds))
     } catch {
         print(
-            "whole request (URLSession, loopback, buffer \(buffered)): failed after \(counted.with { $0 }) events: \(error)"
+            "whole request (\(benchTransport), loopback, buffer \(buffered)): failed after \(counted.with { $0 }) events: \(error)"
         )
     }
 }
@@ -137,11 +139,13 @@ func slowConsumer(server: TestServer, megabytes: Int) async {
     print(
         String(
             format:
-                "%d MiB into a 1 ms/MiB consumer (URLSession): %@ in %.1f s; RSS before %d MiB, peak (VmHWM) %d MiB",
-            megabytes, outcome, seconds, before, memoryFigure("VmHWM:")))
+                "%d MiB into a 1 ms/MiB consumer (%@): %@ in %.1f s; RSS before %d MiB, peak (VmHWM) %d MiB",
+            megabytes, benchTransport.name, outcome, seconds, before, memoryFigure("VmHWM:")))
 }
 
 let megabytes = CommandLine.arguments.dropFirst().first.flatMap { Int($0) } ?? 1024
+let benchTransport: ConnectionTransport =
+    try CommandLine.arguments.dropFirst(2).first == "libcurl" ? .libcurl() : .urlSession
 try decoderAlone()
 let server = try TestServer.started()
 // First, so that the peak (VmHWM, process-wide) is this run's.

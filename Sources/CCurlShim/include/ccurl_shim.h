@@ -22,6 +22,10 @@ typedef int (*_Nonnull ccurl_progress_callback)(
 /// What a read callback returns to fail the transfer (the body could not be read).
 size_t ccurl_read_abort(void);
 
+/// What a write callback returns to pause receiving (CURL_WRITEFUNC_PAUSE): libcurl keeps the chunk,
+/// stops reading the socket and hands the same chunk over again after `ccurl_xfer_unpause`.
+size_t ccurl_write_pause(void);
+
 // MARK: - Multi
 
 /// A multi handle; NULL when libcurl is not loaded or out of memory.
@@ -66,6 +70,9 @@ int ccurl_xfer_add(void *_Nonnull multi, void *_Nonnull xfer);
 int ccurl_xfer_remove(void *_Nonnull multi, void *_Nonnull xfer);
 /// libcurl's message for the transfer's last failure ("" when none).
 const char *_Nonnull ccurl_xfer_error(void *_Nonnull xfer);
+/// Resumes a transfer whose write callback paused it (curl_easy_pause with CURLPAUSE_CONT). Loop
+/// thread only; libcurl may call the write callback again inside this call. Returns a CURLcode.
+int ccurl_xfer_unpause(void *_Nonnull xfer);
 
 /// How a CURLcode reads for a caller.
 typedef enum {

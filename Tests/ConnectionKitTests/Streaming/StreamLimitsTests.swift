@@ -31,6 +31,11 @@ private final class Lines: LineStreamRequest, @unchecked Sendable {
     override var url: URL? { target }
 }
 
+/// A feed pinned to URLSession, which cannot pause a transfer.
+private final class FeedOverURLSession: Feed, @unchecked Sendable {
+    override var transport: ConnectionTransport { .urlSession }
+}
+
 /// A route streaming `count` events of `size` bytes of data as fast as the socket takes them.
 private func fastEvents(_ server: TestServer, path: String, count: Int, size: Int) {
     let event = Data("data: \(String(repeating: "z", count: size))\n\n".utf8)
@@ -155,7 +160,8 @@ struct StreamLimitsTests {
             response.body = .stream(interval: 0.001, next: { $0 < 65_536 ? chunk : nil })
             return response
         }
-        let request = Feed(server.url("/firehose"), bufferLimit: 64)
+        // Over URLSession whatever the default: libcurl pauses the socket instead (CurlFlowControlTests).
+        let request = FeedOverURLSession(server.url("/firehose"), bufferLimit: 64)
         // Its own queue: the sleeping consumer must not delay other tests' callbacks.
         let recorder = StreamRecorder(request, queue: DispatchQueue(label: "slow consumer"))
         request.elementHandler = { _ in Thread.sleep(forTimeInterval: 0.001) }  // the slow consumer

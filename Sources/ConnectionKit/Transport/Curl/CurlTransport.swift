@@ -21,6 +21,8 @@
         enum Command {
             case start(CurlTransfer)
             case cancel(CurlTransfer)
+            /// Flow control: the transfer may read again (see ``CurlTransfer``).
+            case resume(CurlTransfer)
         }
 
         private struct Inbox {
@@ -61,7 +63,9 @@
 
         func startTransfer(_ request: URLRequest, bodyFile: URL?, receiver: any TransferReceiver) -> any TransferHandle
         {
-            let transfer = CurlTransfer(request: request, bodyFile: bodyFile, receiver: receiver, transport: self)
+            let transfer = CurlTransfer(
+                request: request, bodyFile: bodyFile, receiver: receiver, transport: self,
+                queuesBody: bodiesToFile == nil)
             post(.start(transfer))
             return transfer
         }
@@ -89,6 +93,7 @@
                     switch command {
                     case .start(let transfer): start(transfer)
                     case .cancel(let transfer): remove(transfer)
+                    case .resume(let transfer): transfer.resumeIfPaused()
                     }
                 }
                 _ = ccurl_multi_perform(multi)

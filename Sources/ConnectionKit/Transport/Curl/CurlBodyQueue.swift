@@ -1,0 +1,75 @@
+#if canImport(CCurlShim)
+    import Foundation
+    import Synchronization
+
+    /// The events of a transfer whose body is saved to a file, moved off the loop thread onto a serial
+    /// queue of the transfer's own: a slow disk (or any sink that cannot keep up) then holds up that
+    /// transfer only, never the loop and the other transfers on it, and the network and the disk work
+    /// at the same time.
+    ///
+    /// At most ``bound`` body bytes wait in the queue. Beyond it the loop pauses the transfer's socket
+    /// (`CURL_WRITEFUNC_PAUSE`: the server's data waits in the kernel's socket buffers, TCP backpressure);
+    /// the delivery that drains the queue to half the bound asks the loop to resume it.
+    final class CurlBodyQueue: Sendable {
+        /// Body bytes that may wait for the sink, per transfer. Enough to keep a disk busy while the
+        /// loop is paused (about 10 ms of a fast disk), small beside a process's footprint.
+        static let bound = 4 << 20
+
+        /// Body bytes waiting in every transfer's queue in the process, and their high-water mark since
+        /// the last ``resetPeak()`` (for tests and benchmarks).
+        static let waitingInProcess = Atomic<Int>(0)
+        private static let peakInProcess = Atomic<Int>(0)
+        /// How many times a full queue paused a transfer, process-wide (for tests and benchmarks).
+        static let pausesInProcess = Atomic<Int>(0)
+
+        private let queue = DispatchQueue(label: "ConnectionKit.libcurl.body", target: .global())
+        private let waiting = Atomic<Int>(0)
+        /// Set by the loop when it paused the transfer for want of room; taken by the delivery that
+        /// makes room, which then asks for the resume.
+        private let pausedForRoom = Atomic<Bool>(false)
+
+        /// On the loop thread, before a chunk is taken: whether there is room for it. `false` means that
+        /// the transfer pauses, and a later drain posts its resume. (The flag is set before the second
+        /// look, so a drain that happens in between either is seen or sees the flag.)
+        func hasRoom() -> Bool {
+            guard waiting.load(ordering: .sequentiallyConsistent) >= Self.bound else { return true }
+            pausedForRoom.store(true, ordering: .sequentiallyConsistent)
+            guard waiting.load(ordering: .sequentiallyConsistent) <= Self.bound / 2 else {
+                Self.pausesInProcess.add(1, ordering: .relaxed)
+                return false
+            }
+            pausedForRoom.store(false, ordering: .sequentiallyConsistent)
+            return true
+        }
+
+        /// Queues a chunk of `count` body bytes; `deliver` hands it to the receiver. `resume` runs (on
+        /// the queue) when this delivery made room for a transfer paused by ``hasRoom()``.
+        func enqueue(
+            bytes count: Int, _ deliver: @escaping @Sendable () -> Void, resume: @escaping @Sendable () -> Void
+        ) {
+            waiting.add(count, ordering: .sequentiallyConsistent)
+            let total = Self.waitingInProcess.add(count, ordering: .relaxed).newValue
+            Self.peakInProcess.max(total, ordering: .relaxed)
+            queue.async { [self] in
+                deliver()
+                Self.waitingInProcess.subtract(count, ordering: .relaxed)
+                let left = waiting.subtract(count, ordering: .sequentiallyConsistent).newValue
+                if left <= Self.bound / 2, pausedForRoom.exchange(false, ordering: .sequentiallyConsistent) {
+                    resume()
+                }
+            }
+        }
+
+        /// Queues an event that carries no body bytes (the response, upload progress, the completion).
+        func enqueue(_ deliver: @escaping @Sendable () -> Void) {
+            queue.async(execute: deliver)
+        }
+
+        /// The most body bytes that waited at once, process-wide, since the last ``resetPeak()``.
+        static var peakWaitingBytes: Int { peakInProcess.load(ordering: .relaxed) }
+
+        static func resetPeak() {
+            peakInProcess.store(waitingInProcess.load(ordering: .relaxed), ordering: .relaxed)
+        }
+    }
+#endif

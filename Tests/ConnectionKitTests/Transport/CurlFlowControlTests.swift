@@ -1,0 +1,294 @@
+import ConnectionKitTesting
+import Foundation
+import Testing
+
+@testable import ConnectionKit
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+
+    /// A feed over a transport of the test's choice, whatever the process-wide default.
+    private final class FeedOver: Feed, @unchecked Sendable {
+        // Safe: only immutable stored properties.
+        let chosen: ConnectionTransport
+        init(_ transport: ConnectionTransport, _ target: URL, bufferLimit: Int) {
+            chosen = transport
+            super.init(target, bufferLimit: bufferLimit)
+        }
+        override var transport: ConnectionTransport { chosen }
+    }
+
+    /// A route sending `count` numbered events of about 1 KB each, as fast as the socket takes them.
+    private func numberedEvents(_ server: TestServer, path: String, count: Int) {
+        let padding = String(repeating: "z", count: 1000)
+        server.route(path) { _ in
+            var response = TestResponse.eventStream([])
+            response.body = .stream(interval: 0, next: { $0 < count ? Data("data: \($0) \(padding)\n\n".utf8) : nil })
+            return response
+        }
+    }
+
+    /// Records what the transport hands over, through the transport seam itself: no request in between,
+    /// so the test sees exactly when bytes arrive and can be as slow as it likes.
+    private final class RecordingReceiver: TransferReceiver, @unchecked Sendable {
+        // Safe: every mutable property lives in `state`, behind its lock; `delay` is a `let`.
+        struct State {
+            var body = Data()
+            var status: Int?
+            var completions: [(any Error)?] = []
+            var chunks = 0
+        }
+        let state = Locked(State())
+        /// How long each chunk takes to consume (the slow sink).
+        let delay: TimeInterval
+        /// Called after each chunk, with the bytes received so far.
+        let onChunk: @Sendable (Int) -> Void
+        /// When set, the first chunk waits for it: a sink stuck until the test lets it go.
+        let hold: DispatchSemaphore?
+        private let ended = Locked<[@Sendable () -> Void]>([])
+
+        init(
+            delay: TimeInterval = 0, hold: DispatchSemaphore? = nil,
+            onChunk: @escaping @Sendable (Int) -> Void = { _ in }
+        ) {
+            self.delay = delay
+            self.hold = hold
+            self.onChunk = onChunk
+        }
+
+        func transferDidReceive(response: HTTPURLResponse) {
+            state.withLock { $0.status = response.statusCode }
+        }
+
+        func transferDidReceive(data: Data) {
+            if let hold, state.withLock({ $0.chunks == 0 }) { hold.wait() }
+            if delay > 0 { Thread.sleep(forTimeInterval: delay) }
+            let total = state.withLock { state in
+                state.body.append(data)
+                state.chunks += 1
+                return state.body.count
+            }
+            onChunk(total)
+        }
+
+        func transferDidSend(totalBytes: Int64, expectedBytes: Int64) {}
+
+        func transferDidCollect(metrics: URLSessionTaskMetrics) {}
+
+        func transferDidComplete(response: HTTPURLResponse?, error: (any Error)?) {
+            state.withLock { $0.completions.append(error) }
+            ended.withLock { $0 }.forEach { $0() }
+        }
+
+        /// Waits for the completion, failing the test after `timeout`.
+        func waitForCompletion(timeout: TimeInterval = 60) async {
+            let done = await waitForSignal(timeout: timeout) { signal in
+                ended.withLock { $0.append(signal) }
+                if !state.withLock({ $0.completions.isEmpty }) { signal() }
+            }
+            if !done { Issue.record("the transfer did not complete within \(timeout) s") }
+        }
+    }
+
+    /// Polls `condition` every 10 ms until it holds; records an issue after `timeout`.
+    private func eventually(
+        timeout: TimeInterval = 20, sourceLocation: SourceLocation = #_sourceLocation, _ condition: () -> Bool
+    ) async -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while !condition() {
+            guard Date() < deadline else {
+                Issue.record("condition not met within \(timeout) s", sourceLocation: sourceLocation)
+                return false
+            }
+            try? await Task.sleep(nanoseconds: 10_000_000)
+        }
+        return true
+    }
+
+    /// Flow control on the libcurl transport: a consumer that falls behind pauses the socket rather
+    /// than failing (streams) or queueing without bound (bodies saved to a file).
+    @Suite("libcurl flow control", .timeLimit(.minutes(5)), .exclusive)
+    struct CurlFlowControlTests {
+        @Test("a slow stream consumer on libcurl gets every element in order, with at most the bound waiting")
+        func slowStreamConsumerLosesNothing() async throws {
+            let server = try TestServer.started()
+            defer { server.stop() }
+            let count = 6000
+            numberedEvents(server, path: "/firehose", count: count)
+            let request = FeedOver(try .libcurl(), server.url("/firehose"), bufferLimit: 64)
+            let recorder = StreamRecorder(request, queue: DispatchQueue(label: "slow consumer"))
+            let worst = Locked((elements: 0, bytes: 0))
+            let seen = Locked<[Int]>([])
+            request.elementHandler = { event in
+                // The slow consumer: about 2 MB/s, far below what loopback delivers.
+                Thread.sleep(forTimeInterval: 0.0005)
+                let waiting = request.streaming.withLock { $0.buffered }
+                worst.withLock { $0 = (max($0.elements, waiting.elements), max($0.bytes, waiting.bytes)) }
+                seen.withLock { $0.append(Int(event.data.prefix { $0 != " " }) ?? -1) }
+            }
+            request.start()
+            await recorder.wait(timeout: 60) { !$0.endings.isEmpty }
+            guard case .success(let total)? = recorder.endings.first else {
+                Issue.record("expected the stream to complete (no streamBufferFull), got \(recorder.endings)")
+                return
+            }
+            #expect(total == count)
+            #expect(seen.withLock { $0 } == Array(0..<count))
+            // The bound, plus the elements of the chunk that crossed it (a chunk is at most 16 KiB: 16 events).
+            let peak = worst.withLock { $0 }
+            #expect(peak.elements <= 64 + 17, "\(peak.elements) elements waited at once")
+            #expect(peak.bytes <= (64 + 17) * 1024, "\(peak.bytes) bytes waited at once")
+            #expect(peak.elements > 32, "the consumer never fell behind: the test proves nothing")
+        }
+
+        @Test("cancelling a stream paused by its consumer ends it exactly once, with nothing after the ending")
+        func cancelWhilePaused() async throws {
+            let server = try TestServer.started()
+            defer { server.stop() }
+            numberedEvents(server, path: "/firehose", count: 100_000)
+            server.route("/fine") { _ in .text("fine") }
+            let request = FeedOver(try .libcurl(), server.url("/firehose"), bufferLimit: 64)
+            let recorder = StreamRecorder(request, queue: DispatchQueue(label: "blocked consumer"))
+            let gate = DispatchSemaphore(value: 0)
+            let open = Locked(false)
+            let lateElements = Locked(0)
+            request.elementHandler = { _ in
+                // The handler and the endings share one serial queue: an element after the ending shows here.
+                if !recorder.endings.isEmpty { lateElements.withLock { $0 += 1 } }
+                if !open.withLock({ $0 }) { gate.wait() }
+            }
+            request.start()
+            // The consumer holds the first element: the buffer fills and the transfer pauses.
+            #expect(await eventually { request.streaming.withLock { $0.paused } })
+            let receivedWhenPaused = request.elementCount
+            request.cancel()
+            open.withLock { $0 = true }
+            gate.signal()
+            await recorder.wait { !$0.endings.isEmpty }
+            #expect(receivedWhenPaused < 64 + 40)
+            // Another request on the same transport runs to its end meanwhile, and no second ending came.
+            let next = OverLibcurlBody(server.url("/fine"))
+            let body = try await Endings(next).valueAfterStarting(next)
+            #expect(String(decoding: body, as: UTF8.self) == "fine")
+            #expect(recorder.endings.count == 1)
+            #expect(lateElements.withLock { $0 } == 0)
+            guard case .failure(let error as ConnectionError)? = recorder.endings.first else {
+                Issue.record("expected a cancel, got \(recorder.endings)")
+                return
+            }
+            #expect(error.isCancelled)
+        }
+
+        @Test("pauseReceiving holds the body until resumeReceiving, then the whole body arrives byte for byte")
+        func pauseThenResume() async throws {
+            let server = try TestServer.started()
+            defer { server.stop() }
+            let length: Int64 = 8 << 20
+            server.route("/big") { _ in TestResponse(body: .generated(length: length, seed: 3)) }
+            let transport = try CurlTransport.shared.get()
+            let handle = Locked<(any TransferHandle)?>(nil)
+            let pausedAt = Locked<Int?>(nil)
+            let receiver = RecordingReceiver { total in
+                // Pause after the first chunk, from inside the callback (as a streaming request does).
+                let first = pausedAt.withLock { pausedAt in
+                    defer { if pausedAt == nil { pausedAt = total } }
+                    return pausedAt == nil
+                }
+                if first { _ = handle.withLock { $0 }?.pauseReceiving() }
+            }
+            handle.withLock {
+                $0 = transport.startTransfer(URLRequest(url: server.url("/big")), bodyFile: nil, receiver: receiver)
+            }
+            #expect(await eventually { pausedAt.withLock { $0 } != nil })
+            // While paused, at most the chunk libcurl was already handing over arrives.
+            let paused = try #require(pausedAt.withLock { $0 })
+            let before = receiver.state.withLock { $0.body.count }
+            try await Task.sleep(nanoseconds: 300_000_000)
+            let after = receiver.state.withLock { $0.body.count }
+            #expect(after - before <= 16 * 1024, "\(after - before) bytes arrived while paused")
+            #expect(after < Int(length) / 2, "pausing did not hold the body back (\(after) of \(length) bytes)")
+            #expect(paused <= 64 * 1024)
+            handle.withLock { $0 }?.resumeReceiving()
+            await receiver.waitForCompletion()
+            let state = receiver.state.withLock { $0 }
+            #expect(state.completions.count == 1)
+            #expect(state.completions.first.map { $0 == nil } == true)
+            #expect(state.status == 200)
+            #expect(state.body == TestBody.generatedBytes(length: length, seed: 3))
+        }
+
+        @Test(
+            "a body saved to a file through a sink that cannot keep up pauses at the 4 MiB bound and arrives byte for byte"
+        )
+        func slowFileSinkPauses() async throws {
+            let server = try TestServer.started()
+            defer { server.stop() }
+            let length: Int64 = 24 << 20
+            server.route("/big") { _ in TestResponse(body: .generated(length: length, seed: 9)) }
+            let transport = try CurlTransport.shared.get().fileTransport
+            CurlBodyQueue.resetPeak()
+            let pausesBefore = CurlBodyQueue.pausesInProcess.load(ordering: .relaxed)
+            // The sink is stuck on the first chunk until the queue filled up and the transfer paused, then
+            // slow (about 40 MB/s), so that it pauses again whenever loopback outpaces it.
+            let hold = DispatchSemaphore(value: 0)
+            let receiver = RecordingReceiver(delay: 0.0004, hold: hold)
+            _ = transport.startTransfer(URLRequest(url: server.url("/big")), bodyFile: nil, receiver: receiver)
+            #expect(await eventually { CurlBodyQueue.pausesInProcess.load(ordering: .relaxed) > pausesBefore })
+            #expect(CurlBodyQueue.waitingInProcess.load(ordering: .relaxed) >= CurlBodyQueue.bound)
+            hold.signal()
+            await receiver.waitForCompletion(timeout: 120)
+            let state = receiver.state.withLock { $0 }
+            #expect(state.completions.count == 1)
+            #expect(state.completions.first.map { $0 == nil } == true)
+            #expect(state.body == TestBody.generatedBytes(length: length, seed: 9))
+            let pauses = CurlBodyQueue.pausesInProcess.load(ordering: .relaxed) - pausesBefore
+            #expect(pauses > 0, "the sink kept up: the test proves nothing")
+            // The bound, plus the one chunk (at most 16 KiB) taken when the queue was just below it.
+            #expect(CurlBodyQueue.peakWaitingBytes <= CurlBodyQueue.bound + 16 * 1024)
+            #expect(CurlBodyQueue.waitingInProcess.load(ordering: .relaxed) == 0)
+        }
+
+        @Test("cancelling a file transfer paused by its slow sink delivers nothing more, and the transport goes on")
+        func cancelFileTransferWhilePaused() async throws {
+            let server = try TestServer.started()
+            defer { server.stop() }
+            server.route("/big") { _ in TestResponse(body: .generated(length: 64 << 20, seed: 1)) }
+            server.route("/fine") { _ in .text("fine") }
+            let transport = try CurlTransport.shared.get().fileTransport
+            let pausesBefore = CurlBodyQueue.pausesInProcess.load(ordering: .relaxed)
+            let hold = DispatchSemaphore(value: 0)
+            let receiver = RecordingReceiver(hold: hold)
+            let handle = transport.startTransfer(
+                URLRequest(url: server.url("/big")), bodyFile: nil, receiver: receiver)
+            #expect(await eventually { CurlBodyQueue.pausesInProcess.load(ordering: .relaxed) > pausesBefore })
+            handle.cancel()
+            let chunksAtCancel = receiver.state.withLock { $0.chunks }
+            hold.signal()
+            let next = RecordingReceiver()
+            _ = transport.startTransfer(URLRequest(url: server.url("/fine")), bodyFile: nil, receiver: next)
+            await next.waitForCompletion()
+            #expect(String(decoding: next.state.withLock { $0.body }, as: UTF8.self) == "fine")
+            // At most the chunk being delivered when cancel() returned, and never a completion.
+            #expect(receiver.state.withLock { $0.chunks } <= chunksAtCancel + 1)
+            #expect(receiver.state.withLock { $0.completions }.isEmpty)
+            #expect(await eventually { CurlBodyQueue.waitingInProcess.load(ordering: .relaxed) == 0 })
+        }
+    }
+
+    /// A GET over libcurl whatever the default transport.
+    private final class OverLibcurlBody: ConnectionRequest<Data>, @unchecked Sendable {
+        // Safe: only immutable stored properties.
+        let target: URL
+        init(_ target: URL) { self.target = target }
+        override var url: URL? { target }
+        override var transport: ConnectionTransport { (try? .libcurl()) ?? .urlSession }
+    }
+
+    extension Endings {
+        /// Starts `request` and returns its value.
+        fileprivate func valueAfterStarting(_ request: AnyConnectionRequest) async throws -> Output {
+            request.start()
+            return try await value()
+        }
+    }
+#endif
