@@ -160,8 +160,11 @@ extension AnyConnectionRequest {
             finish(run: run, outcome: .failure(contextualize(error, as: { .fileSystem(underlying: $0) })))
             return
         }
+        let proxy = self.proxy
+        let transport: any Transport
         do {
             try WireValidation.check(request, hook: "makeURLRequest()")
+            transport = try self.transport.implementation(proxy: proxy)
         } catch {
             finish(run: run, outcome: .failure(contextualize(error)))
             return
@@ -180,9 +183,8 @@ extension AnyConnectionRequest {
             return state.transferSerial
         }
         guard let serial else { return }
-        DebugOutput.requestSent(request, by: self)
+        DebugOutput.requestSent(request, by: self, proxy: proxy)
         receiver.serial = serial
-        let transport = self.transport.implementation
         let handle = (fileTarget == nil ? transport : transport.fileTransport).startTransfer(
             request, bodyFile: bodyFile(for: request, run: run), receiver: receiver)
         let transfer = ActiveTransfer(handle: handle, context: receiver)

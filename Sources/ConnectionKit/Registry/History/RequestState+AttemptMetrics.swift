@@ -25,7 +25,7 @@ extension RequestState {
 
 extension AnyConnectionRequest {
     /// The transport reported connection-level timings for transfer `serial` of `run`.
-    func transferDidCollect(metrics: URLSessionTaskMetrics, run: UInt64, serial: UInt64) {
+    func transferDidCollect(metrics: TransferMetrics, run: UInt64, serial: UInt64) {
         storage.withLock { state in
             guard state.isCurrent(run: run, serial: serial), let last = state.attemptMetrics.indices.last else {
                 return
