@@ -154,3 +154,40 @@ import Testing
         }
     }
 #endif
+
+#if canImport(FoundationNetworking)
+    /// `http_proxy` and `no_proxy` as `curl` reads them: libcurl applies them itself, and ConnectionKit's
+    /// libcurl transport leaves them alone when no class proxy is set. In a child process, whose
+    /// environment is its own (libcurl reads it at each transfer, so setting it here would reroute
+    /// the other tests' requests).
+    @Suite("Proxies from the environment", .timeLimit(.minutes(5)), .exclusive)
+    struct EnvironmentProxyTests {
+        @Test(
+            "libcurl: http_proxy routes a request through the proxy, and no_proxy exempts the host",
+            arguments: [false, true])
+        func environment(exempt: Bool) async throws {
+            let proxy = try Tinyproxy.started()
+            defer { proxy.stop() }
+            let server = try TestServer.started()
+            defer { server.stop() }
+            server.route("/hello") { _ in .text("hello") }
+
+            var environment = ProcessInfo.processInfo.environment.filter { !$0.key.lowercased().hasSuffix("_proxy") }
+            environment["http_proxy"] = proxy.url().absoluteString
+            if exempt { environment["no_proxy"] = "127.0.0.1" }
+            let child = try ChildProcess(
+                ["get-over-libcurl", server.url("/hello").absoluteString], environment: environment)
+            let (status, printed) = child.finish(timeout: 30)
+            #expect(status == 0)
+            #expect(printed.contains("STATUS 200\n"), "\(printed)")
+            let via = server.receivedRequests("/hello").last?.header("Via")
+            if exempt {
+                #expect(via == nil)
+                #expect(printed.contains("REMOTE 127.0.0.1:\(server.port)\n"))
+            } else {
+                #expect(via?.contains(proxy.viaName) == true)
+                #expect(printed.contains("REMOTE 127.0.0.1:\(proxy.port)\n"))
+            }
+        }
+    }
+#endif
