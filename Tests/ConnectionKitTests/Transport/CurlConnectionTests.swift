@@ -26,8 +26,9 @@ import Testing
         override var transport: ConnectionTransport { chosen }
     }
 
-    /// What the libcurl transport does with connections, cookies and request bodies.
-    @Suite("The libcurl transport's connections", .timeLimit(.minutes(5)), .exclusive)
+    /// What the libcurl transport does with connections, cookies, request bodies and oversized headers.
+    @Suite(
+        "The libcurl transport: connections, cookies, request bodies, header size", .timeLimit(.minutes(5)), .exclusive)
     struct CurlConnectionTests {
         @Test("libcurl: 20 sequential requests to one server use one connection")
         func sequentialRequestsReuseOneConnection() async throws {
@@ -61,6 +62,28 @@ import Testing
             // Fewer when a slow start let some finish first; never more (over 64 would be one per request).
             #expect((33...64).contains(connections.count), "\(connections.count) connections")
             #expect(server.acceptedConnectionCount == connections.count)
+        }
+
+        @Test("libcurl: 10 MB of response headers end in responseTooLarge, and the next request works")
+        func tenMegabytesOfHeaders() async throws {
+            let libcurl = try ConnectionTransport.libcurl()
+            let server = try TestServer.started()
+            defer { server.stop() }
+            server.route("/huge") { _ in
+                TestResponse(body: .data(Data("ok".utf8)), fault: .hugeHeaders(bytes: 10_000_000))
+            }
+            server.route("/fine") { _ in .text("fine") }
+            do {
+                let body = try await OverCurl(server.url("/huge"), over: libcurl).value()
+                Issue.record("expected responseTooLarge, got \(body.count) bytes")
+            } catch let error as ConnectionError {
+                guard case .responseTooLarge = error.kind else {
+                    Issue.record("expected responseTooLarge, got \(error)")
+                    return
+                }
+            }
+            let fine = try await OverCurl(server.url("/fine"), over: libcurl).value()
+            #expect(fine == Data("fine".utf8))
         }
 
         @Test("libcurl: no cookie engine, a Set-Cookie is not sent back")
