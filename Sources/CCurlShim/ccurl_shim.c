@@ -249,6 +249,11 @@ void *ccurl_xfer_new(const ccurl_request *request, char *error) {
     status |= set_long(easy, CC_OPT_SSL_VERIFYHOST, 2L);
     // "" = every encoding this libcurl decodes; the receiver gets decoded bytes, as from URLSession.
     status |= set_pointer(easy, CC_OPT_ACCEPT_ENCODING, "");
+    if (request->proxy != NULL) {
+        status |= set_pointer(easy, CC_OPT_PROXY, request->proxy);
+        // The class chose this proxy for its requests: no_proxy from the environment does not undo that.
+        status |= set_pointer(easy, CC_OPT_NOPROXY, "");
+    }
     if (strcmp(request->method, "HEAD") == 0) {
         status |= set_long(easy, CC_OPT_NOBODY, 1L);
     } else if (request->body_mode == 0 && strcmp(request->method, "GET") == 0) {
@@ -298,6 +303,41 @@ int ccurl_xfer_remove(void *multi, void *pointer) { return api.multi_remove_hand
 const char *ccurl_xfer_error(void *pointer) { return ((xfer *)pointer)->error; }
 
 int ccurl_xfer_unpause(void *pointer) { return api.easy_pause(((xfer *)pointer)->easy, CC_PAUSE_CONT); }
+
+// curl_easy_getinfo with the exact out-parameter type each kind of info is written as.
+static cc_off_t info_off(void *easy, int info) {
+    cc_off_t value = 0;
+    return api.easy_getinfo(easy, info, &value) == CC_E_OK ? value : 0;
+}
+static long info_long(void *easy, int info) {
+    long value = 0;
+    return api.easy_getinfo(easy, info, &value) == CC_E_OK ? value : 0;
+}
+static const char *info_string(void *easy, int info) {
+    char *value = NULL;
+    return api.easy_getinfo(easy, info, &value) == CC_E_OK && value != NULL ? value : "";
+}
+
+void ccurl_xfer_metrics(void *pointer, ccurl_metrics *metrics) {
+    void *easy = ((xfer *)pointer)->easy;
+    metrics->name_lookup_us = info_off(easy, CC_INFO_NAMELOOKUP_TIME_T);
+    metrics->connect_us = info_off(easy, CC_INFO_CONNECT_TIME_T);
+    metrics->app_connect_us = info_off(easy, CC_INFO_APPCONNECT_TIME_T);
+    metrics->start_transfer_us = info_off(easy, CC_INFO_STARTTRANSFER_TIME_T);
+    metrics->total_us = info_off(easy, CC_INFO_TOTAL_TIME_T);
+    metrics->body_bytes_sent = info_off(easy, CC_INFO_SIZE_UPLOAD_T);
+    metrics->body_bytes_received = info_off(easy, CC_INFO_SIZE_DOWNLOAD_T);
+    metrics->new_connections = info_long(easy, CC_INFO_NUM_CONNECTS);
+    switch (info_long(easy, CC_INFO_HTTP_VERSION)) {
+    case CC_HTTP_VERSION_1_0: metrics->http_version = "http/1.0"; break;
+    case CC_HTTP_VERSION_1_1: metrics->http_version = "http/1.1"; break;
+    case CC_HTTP_VERSION_2_0: metrics->http_version = "h2"; break;
+    case CC_HTTP_VERSION_3: metrics->http_version = "h3"; break;
+    default: metrics->http_version = NULL; break;
+    }
+    metrics->remote_port = info_long(easy, CC_INFO_PRIMARY_PORT);
+    metrics->remote_address = info_string(easy, CC_INFO_PRIMARY_IP);
+}
 
 ccurl_failure ccurl_classify(int result) {
     switch (result) {

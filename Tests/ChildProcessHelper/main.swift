@@ -5,8 +5,15 @@
 //            each, after a line `READY` on stdout and a line on stdin (so that two helpers start together).
 //        ChildProcessHelper default-headers
 //            Prints `DefaultHeaders.standard(appName: "App", appVersion: "1")` as `name: value` lines, sorted.
+//        ChildProcessHelper get-over-libcurl <url>
+//            GETs <url> over the libcurl transport (the proxy environment variables apply) and prints
+//            `STATUS <code>` and `REMOTE <address>:<port>` from the request's metrics, or `ERROR <error>`.
 import ConnectionKit
 import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 #if canImport(Glibc)
     import Glibc
@@ -39,6 +46,21 @@ case "default-headers":
     let headers = DefaultHeaders.standard(appName: "App", appVersion: "1")
     let lines = headers.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)\n" }
     FileHandle.standardOutput.write(Data(lines.joined().utf8))
+case "get-over-libcurl":
+    guard arguments.count == 2, let url = URL(string: arguments[arguments.startIndex + 1]) else {
+        fail("get-over-libcurl <url>")
+    }
+    do {
+        ConnectionTransport.default = try .libcurl()
+        let request = BasicConnectionRequest(request: URLRequest(url: url))
+        _ = try await request.value()
+        let metrics = request.metrics.last
+        let remote = "\(metrics?.remoteAddress ?? "-"):\(metrics?.remotePort.map(String.init) ?? "-")"
+        let status = request.urlResponse?.statusCode ?? 0
+        FileHandle.standardOutput.write(Data("STATUS \(status)\nREMOTE \(remote)\n".utf8))
+    } catch {
+        FileHandle.standardOutput.write(Data("ERROR \(error)\n".utf8))
+    }
 default:
     fail("unknown command \(arguments.first ?? "(none)")")
 }

@@ -59,6 +59,10 @@ typedef struct {
     ccurl_data_callback read;
     ccurl_progress_callback progress;
     void *_Nullable userdata;
+    /// The proxy for this transfer (`scheme://user:password@host:port`), which then applies to
+    /// every host (`no_proxy` is not consulted); NULL leaves libcurl's own choice: `http_proxy`,
+    /// `https_proxy`, `all_proxy` and `no_proxy` from the environment.
+    const char *_Nullable proxy;
 } ccurl_request;
 
 /// An easy handle set up for `request` (with its header list and error buffer); NULL on failure,
@@ -73,6 +77,31 @@ const char *_Nonnull ccurl_xfer_error(void *_Nonnull xfer);
 /// Resumes a transfer whose write callback paused it (curl_easy_pause with CURLPAUSE_CONT). Loop
 /// thread only; libcurl may call the write callback again inside this call. Returns a CURLcode.
 int ccurl_xfer_unpause(void *_Nonnull xfer);
+
+/// What libcurl measured for a transfer. Times are microseconds from the start of the transfer
+/// (libcurl's cumulative `*_TIME_T` values); 0 for a phase that did not happen.
+typedef struct {
+    int64_t name_lookup_us;
+    int64_t connect_us;
+    /// The end of the TLS handshake; 0 without TLS.
+    int64_t app_connect_us;
+    int64_t start_transfer_us;
+    int64_t total_us;
+    /// Request-body bytes sent, response-body bytes received (as they came over the wire).
+    int64_t body_bytes_sent;
+    int64_t body_bytes_received;
+    /// New connections the transfer opened: 0 on a completed transfer means it reused one.
+    long new_connections;
+    /// The protocol as ALPN names it ("http/1.1", "h2", "h3"), as URLSessionTaskMetrics reports it;
+    /// NULL when no response arrived.
+    const char *_Nullable http_version;
+    long remote_port;
+    /// The server's IP address ("" when unknown); valid until the transfer is freed.
+    const char *_Nullable remote_address;
+} ccurl_metrics;
+
+/// Reads the transfer's metrics (`curl_easy_getinfo`); call before the transfer is freed.
+void ccurl_xfer_metrics(void *_Nonnull xfer, ccurl_metrics *_Nonnull metrics);
 
 /// How a CURLcode reads for a caller.
 typedef enum {

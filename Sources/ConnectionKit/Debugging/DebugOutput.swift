@@ -51,6 +51,7 @@ enum DebugOutput {
     /// The request block, for `sent` as it goes on the wire.
     static func requestSent(_ sent: URLRequest, by request: AnyConnectionRequest) {
         guard run(of: request) != nil else { return }
+        let proxy = request.proxy
         let secrets = (headers: request.secretHeaderFields, query: request.secretQueryItems)
         let values = Redaction.secretValues(
             in: sent, secretHeaderFields: secrets.headers, secretQueryItems: secrets.query)
@@ -65,6 +66,7 @@ enum DebugOutput {
         var lines = ["→ \(request.typeName) \(identifier) attempt \(attempt)\(hop)"]
         let url = Redaction.redactedURL(sent.url, secretQueryItems: secrets.query) ?? "-"
         lines.append("\(sent.httpMethod ?? "GET") \(url)")
+        if let proxy { lines.append("proxy: \(ConnectionTransport.redactedProxy(proxy))") }
         lines += headerLines(sent.allHTTPHeaderFields ?? [:], secretHeaderFields: secrets.headers)
         if let body = sent.httpBody, !body.isEmpty {
             lines.append(bodyLine(body, totalCount: Int64(body.count), secrets: knownSecrets))
@@ -111,9 +113,9 @@ enum DebugOutput {
         }
         guard let printed else { return }
         let (preview, secrets) = (printed.preview, printed.secrets)
-        let (identifier, response, duration) = request.storage.withLock { state in
+        let (identifier, response, duration, metrics) = request.storage.withLock { state in
             let duration = state.dateStarted.map { (state.dateFinished ?? Date()).timeIntervalSince($0) } ?? 0
-            return (state.identifier, state.urlResponse, duration)
+            return (state.identifier, state.urlResponse, duration, state.attemptMetrics.last)
         }
         let status = response.map { " \($0.statusCode)" } ?? ""
         let seconds = String(format: "%.3f", duration)
@@ -123,6 +125,7 @@ enum DebugOutput {
         case .failure(let error): lines.append("error: \(error.debugDescription)")
         case .cancelled: lines.append("error: cancelled")
         }
+        if let metrics { lines.append(metricsLine(metrics)) }
         if let response {
             var headers: [String: String] = [:]
             for (name, value) in response.allHeaderFields {
@@ -138,6 +141,30 @@ enum DebugOutput {
     }
 
     // MARK: - Formatting
+
+    /// `metrics: attempt 1, new connection, 127.0.0.1:8080, http/1.1, dns 0.1 ms, …`: what is known
+    /// of the last attempt (over URLSession on Linux, only ConnectionKit's own timings).
+    static func metricsLine(_ metrics: ConnectionAttemptMetrics) -> String {
+        var parts = ["attempt \(metrics.attempt)"]
+        if let reused = metrics.isReusedConnection { parts.append(reused ? "reused connection" : "new connection") }
+        if let address = metrics.remoteAddress, !address.isEmpty {
+            let host = address.contains(":") ? "[\(address)]" : address
+            parts.append(metrics.remotePort.map { "\(host):\($0)" } ?? host)
+        }
+        if let version = metrics.httpVersion { parts.append(version) }
+        let times: [(String, TimeInterval?)] = [
+            ("dns", metrics.domainLookupDuration), ("connect", metrics.connectDuration),
+            ("tls", metrics.secureConnectionDuration),
+            ("first byte", metrics.transferTimeToFirstByte ?? metrics.timeToFirstByte),
+            ("total", metrics.transferDuration ?? metrics.duration),
+        ]
+        for case (let label, let seconds?) in times {
+            parts.append(label + " " + String(format: "%.3f ms", seconds * 1000))
+        }
+        if let sent = metrics.bytesSent { parts.append("sent \(sent) bytes") }
+        if let received = metrics.bytesReceived { parts.append("received \(received) bytes") }
+        return "metrics: " + parts.joined(separator: ", ")
+    }
 
     private static func write(_ lines: [String]) {
         let text = lines.enumerated().map { $0.offset == 0 ? "[ConnectionKit] \($0.element)" : "  \($0.element)" }

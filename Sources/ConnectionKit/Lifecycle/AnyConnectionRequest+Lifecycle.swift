@@ -103,9 +103,11 @@ extension AnyConnectionRequest {
     func beginTransfer(run: RunNumber, request: URLRequest) {
         var request = request
         let fileTarget: FileTarget?
+        let transport: any Transport
         do {
             fileTarget = try makeFileTarget(resuming: &request)
             try WireValidation.check(request, hook: "makeURLRequest()")
+            transport = try self.transport.implementation(proxy: proxy)
         } catch let error as ConnectionError {
             finish(run: run, outcome: .failure(contextualize(error)))
             return
@@ -129,7 +131,6 @@ extension AnyConnectionRequest {
         guard case .startTransfer(let number) = action else { return }
         RequestObservers.notify(.willSend(request), for: self)
         let receiver = TransferContext(request: self, transfer: number, fileTarget: fileTarget)
-        let transport = self.transport.implementation
         let handle = (fileTarget == nil ? transport : transport.fileTransport).startTransfer(
             request, bodyFile: bodyFile(for: request, run: run), receiver: receiver)
         let transfer = ActiveTransfer(handle: handle, context: receiver)

@@ -27,7 +27,7 @@ final class TransferContext: TransferReceiver, @unchecked Sendable {
         self.progressInterval = request.progressInterval
     }
 
-    func transferDidCollect(metrics: URLSessionTaskMetrics) {
+    func transferDidCollect(metrics: TransferMetrics) {
         request.transferDidCollect(metrics: metrics, transfer: transfer)
     }
 

@@ -32,6 +32,9 @@ public struct ConnectionSnapshot: Sendable, Hashable, Identifiable {
     /// For a streaming request (``StreamingConnectionRequest``), the elements its current or last run
     /// received so far; `nil` for a request that does not stream.
     public var elementCount: Int? = nil
+    /// What the run measured so far, attempt by attempt (see ``ConnectionMetrics``); complete in the
+    /// snapshot of the event that ends the run.
+    public var metrics = ConnectionMetrics()
 
     /// `identifier`, so that a list of snapshots can drive a SwiftUI `List`.
     public var id: UUID { identifier }
@@ -42,7 +45,7 @@ extension AnyConnectionRequest {
     func makeSnapshot() -> ConnectionSnapshot {
         let typeName = self.typeName
         var snapshot = storage.withLock { state in
-            ConnectionSnapshot(
+            var snapshot = ConnectionSnapshot(
                 identifier: state.identifier,
                 typeName: typeName,
                 method: state.sentMethod ?? "",
@@ -57,6 +60,8 @@ extension AnyConnectionRequest {
                 attempt: state.attempt,
                 statusCode: state.urlResponse?.statusCode
             )
+            snapshot.metrics = ConnectionMetrics(attempts: state.attemptMetrics)
+            return snapshot
         }
         // Before the first attempt is built, the hook says (read outside the lock: it is user code).
         if snapshot.method.isEmpty { snapshot.method = httpMethod.rawValue }

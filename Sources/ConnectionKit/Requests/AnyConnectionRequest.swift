@@ -252,6 +252,16 @@ open class AnyConnectionRequest: @unchecked Sendable, CustomDebugStringConvertib
     /// on Linux (``ConnectionTransport/libcurl()``). Read at the start of every transfer.
     open var transport: ConnectionTransport { .default }
 
+    /// The proxy this class's requests go through, e.g. `http://proxy.internal:3128` (user name and
+    /// password may be in the URL; they never appear in debug output or errors). Schemes: `http`,
+    /// `https`, `socks4`, `socks4a`, `socks5`, `socks5h`; an `https` request goes through an HTTP proxy
+    /// in a `CONNECT` tunnel. Default `nil`: over libcurl, the environment's `http_proxy`, `https_proxy`,
+    /// `all_proxy` and `no_proxy` apply, as `curl` reads them. A proxy set here applies to every host
+    /// (`no_proxy` is not consulted). Needs the libcurl transport (``transport``): over URLSession a
+    /// proxy set here fails the request with `invalidRequest` before anything is sent, rather than
+    /// being ignored. Read at the start of every transfer.
+    open var proxy: URL? { nil }
+
     // MARK: - Output (overridden by ConnectionRequest)
 
     /// Turns the completed body into the output; runs on a processing queue.

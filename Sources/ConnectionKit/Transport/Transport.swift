@@ -58,7 +58,7 @@ protocol TransferReceiver: AnyObject, Sendable {
     /// `response` is the final response, if any arrived; `error` is nil on success.
     func transferDidComplete(response: HTTPURLResponse?, error: (any Error)?)
     /// The transport's connection-level timings, where it reports them (before `transferDidComplete`).
-    func transferDidCollect(metrics: URLSessionTaskMetrics)
+    func transferDidCollect(metrics: TransferMetrics)
 }
 
 /// Controls one running transfer.

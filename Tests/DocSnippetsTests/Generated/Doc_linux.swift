@@ -32,6 +32,18 @@ fileprivate class BulkAPIRequest<Output: Sendable>: ConnectionRequest<Output>, @
 }
 
 // MARK: - docs/linux.md block 4
+fileprivate class PartnerRequest<Output: Sendable>: ConnectionRequest<Output>, @unchecked Sendable {
+    override var transport: ConnectionTransport {
+        (try? .libcurl()) ?? .urlSession
+    }
+
+    override var proxy: URL? {
+        // A user name and password here never appear in debug output, snapshots or errors.
+        URL(string: "http://proxy.internal:3128")
+    }
+}
+
+// MARK: - docs/linux.md block 5
 fileprivate struct Status: Decodable, Sendable {
     let ok: Bool
 }

@@ -79,7 +79,8 @@ fileprivate func printSnapshots() {
               snapshot.bytesSent, snapshot.bytesExpectedToSend as Any,
               snapshot.bytesReceived, snapshot.bytesExpectedToReceive as Any,
               snapshot.attempt,                  // 1 for the first attempt; 0 before it is built
-              snapshot.statusCode as Any)        // the last response's status, once one arrived
+              snapshot.statusCode as Any,        // the last response's status, once one arrived
+              snapshot.metrics.attempts.count)   // the run's attempt metrics so far (see Metrics)
     }
 }
 
@@ -128,6 +129,23 @@ fileprivate func firstFailure() -> Task<ConnectionError?, Never> {
 }
 
 // MARK: - docs/registry-and-debugging.md block 10
+fileprivate func logMetrics(of request: AnyConnectionRequest) {
+    for attempt in request.metrics.attempts {
+        let connection = attempt.isReusedConnection.map { $0 ? "reused" : "new" } ?? "unknown"
+        let firstByte = attempt.transferTimeToFirstByte ?? attempt.timeToFirstByte ?? 0
+        print("attempt \(attempt.attempt): \(connection) connection to \(attempt.remoteAddress ?? "?"),",
+              "first byte after \(firstByte) s, \(attempt.bytesReceived ?? 0) bytes received")
+    }
+}
+
+fileprivate func reportSlowRequests() async {
+    for await event in ConnectionRegistry.shared.events where event.kind.isEnd {
+        guard let last = event.snapshot.metrics.last, let duration = last.duration, duration > 1 else { continue }
+        print("\(event.snapshot.typeName) took \(duration) s (connect: \(last.connectDuration ?? 0) s)")
+    }
+}
+
+// MARK: - docs/registry-and-debugging.md block 11
 fileprivate func networkActivityExamples() {
     // Callback style: called now with the current value, then on every change, on the queue you give (default .main).
     let observation = NetworkActivity.shared.observe { isActive in
@@ -150,7 +168,7 @@ fileprivate func networkActivityExamples() {
     print(showsSpinner, live)
 }
 
-// MARK: - docs/registry-and-debugging.md block 11
+// MARK: - docs/registry-and-debugging.md block 12
 fileprivate func switchDebugOutputOn() {
     ConnectionDebug.isEnabled = true                 // every request whose class does not say otherwise
 }
@@ -167,7 +185,7 @@ fileprivate final class QuietPing: FeedRequest, @unchecked Sendable {
     override var isDebugOutputEnabled: Bool? { false }   // never, even with the global switch on
 }
 
-// MARK: - docs/registry-and-debugging.md block 12
+// MARK: - docs/registry-and-debugging.md block 13
 
 @Test fileprivate func noisyAndQuietClassesChooseForThemselves() {
     #expect(NoisyFeed().isDebugOutputEnabled == true)
@@ -175,7 +193,7 @@ fileprivate final class QuietPing: FeedRequest, @unchecked Sendable {
     #expect(NewsFeed().isDebugOutputEnabled == nil)  // follows the global switch
 }
 
-// MARK: - docs/registry-and-debugging.md block 13
+// MARK: - docs/registry-and-debugging.md block 14
 fileprivate func routeDebugOutput() {
     ConnectionDebug.sink = { block in
         FileHandle.standardOutput.write(Data(block.utf8))   // or hand `block` to your logger (os.Logger, swift-log…)
@@ -183,7 +201,7 @@ fileprivate func routeDebugOutput() {
     ConnectionDebug.bodyPreviewLimit = 256
 }
 
-// MARK: - docs/registry-and-debugging.md block 14
+// MARK: - docs/registry-and-debugging.md block 15
 fileprivate final class CreateEvent: FeedRequest, @unchecked Sendable {
     // Safe: no stored state.
     override var path: String { "events" }
@@ -196,7 +214,7 @@ fileprivate func printCreateEventCommand() {
     print(CreateEvent().cURLDescription)
 }
 
-// MARK: - docs/registry-and-debugging.md block 15
+// MARK: - docs/registry-and-debugging.md block 16
 @Test fileprivate func createEventRendersAsShown() {
     let expected = """
         curl --request 'POST' \\
@@ -208,7 +226,7 @@ fileprivate func printCreateEventCommand() {
     #expect(CreateEvent().cURLDescription == expected)
 }
 
-// MARK: - docs/registry-and-debugging.md block 16
+// MARK: - docs/registry-and-debugging.md block 17
 fileprivate final class SearchPlaces: FeedRequest, @unchecked Sendable {
     // Safe: no stored state.
     override var path: String { "places" }

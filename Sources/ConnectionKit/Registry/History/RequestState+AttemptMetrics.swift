@@ -25,7 +25,7 @@ extension RequestState {
 
 extension AnyConnectionRequest {
     /// The transport reported connection-level timings for `transfer`.
-    func transferDidCollect(metrics: URLSessionTaskMetrics, transfer: TransferNumber) {
+    func transferDidCollect(metrics: TransferMetrics, transfer: TransferNumber) {
         storage.withLock { state in
             guard state.isCurrent(transfer), let last = state.attemptMetrics.indices.last else {
                 return

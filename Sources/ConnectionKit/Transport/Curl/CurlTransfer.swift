@@ -21,6 +21,8 @@
         // threads touch; `bodyQueue` is a `let` of a Sendable type.
         let request: URLRequest
         let bodyFile: URL?
+        /// The class's proxy; `nil` lets libcurl read the environment's.
+        let proxy: URL?
         /// Dropped when the transfer ends, which also breaks the request → handle → receiver → request cycle.
         private var receiver: (any TransferReceiver)?
         private weak var transport: CurlTransport?
@@ -50,10 +52,11 @@
 
         init(
             request: URLRequest, bodyFile: URL?, receiver: any TransferReceiver, transport: CurlTransport,
-            queuesBody: Bool
+            queuesBody: Bool, proxy: URL? = nil
         ) {
             self.request = request
             self.bodyFile = bodyFile
+            self.proxy = proxy
             self.receiver = receiver
             self.transport = transport
             self.bodyQueue = queuesBody ? CurlBodyQueue() : nil
@@ -120,22 +123,27 @@
             }
             let userdata = Unmanaged.passUnretained(self).toOpaque()
             var error = [CChar](repeating: 0, count: 256)
-            let handle: UnsafeMutableRawPointer? = withCStrings(lines) { headers in
-                url.withCString { url in
+            // The proxy's string lives as long as the headers' (freed after the call; libcurl copies it).
+            let strings = lines + (proxy.map { [$0.absoluteString] } ?? [])
+            let handle: UnsafeMutableRawPointer? = withCStrings(strings) { all in
+                let headers = UnsafeBufferPointer(rebasing: all.prefix(lines.count))
+                let proxy = all.count > lines.count ? all[lines.count] : nil
+                return url.withCString { url in
                     method.withCString { method in
                         (body ?? Data()).withUnsafeBytes { bytes in
                             var description = ccurl_request(
                                 url: url, method: method, headers: headers.baseAddress,
                                 header_count: Int32(headers.count), body_mode: bodyMode, body: bytes.baseAddress,
                                 body_length: bodyLength, write: curlWrite, header: curlHeader, read: curlRead,
-                                progress: curlProgress, userdata: userdata)
+                                progress: curlProgress, userdata: userdata, proxy: proxy)
                             return ccurl_xfer_new(&description, &error)
                         }
                     }
                 }
             }
             guard let handle else {
-                let reason = String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+                let reason = scrubbed(
+                    String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
                 return URLError(.unknown, userInfo: [NSLocalizedDescriptionKey: "libcurl: \(reason)"])
             }
             xfer = handle
@@ -259,9 +267,11 @@
 
         /// libcurl finished the transfer with `result` (a CURLcode); the handle is out of the multi handle.
         func finish(result: Int32) {
-            let reason = xfer.map { String(cString: ccurl_xfer_error($0)) } ?? ""
+            let reason = scrubbed(xfer.map { String(cString: ccurl_xfer_error($0)) } ?? "")
             guard !isCancelled, receiver != nil else { return release() }
             let response = self.response
+            // Read before `complete` releases the easy handle; delivered in order with the body.
+            if let metrics = xfer.map(Self.metrics(of:)) { deliver { $0.transferDidCollect(metrics: metrics) } }
             if result == 0 {
                 if let response {
                     complete(response: response, error: nil)
@@ -277,6 +287,43 @@
                 let error = CurlErrorMapping.error(
                     forResult: result, detail: reason, url: request.url, responseArrived: response != nil)
                 complete(response: response, error: error)
+            }
+        }
+
+        /// What libcurl measured for the finished transfer `xfer`. Name lookup and connect are left
+        /// `nil` on a reused connection, where neither happened (as URLSession reports it).
+        private static func metrics(of xfer: UnsafeMutableRawPointer) -> TransferMetrics {
+            var raw = ccurl_metrics()
+            ccurl_xfer_metrics(xfer, &raw)
+            func seconds(_ microseconds: Int64) -> TimeInterval { TimeInterval(max(0, microseconds)) / 1_000_000 }
+            var metrics = TransferMetrics()
+            let address = raw.remote_address.map { String(cString: $0) } ?? ""
+            if !address.isEmpty {
+                metrics.remoteAddress = address
+                metrics.remotePort = raw.remote_port > 0 ? raw.remote_port : nil
+                metrics.isReusedConnection = raw.new_connections == 0
+            }
+            if raw.new_connections > 0 {
+                metrics.domainLookupDuration = seconds(raw.name_lookup_us)
+                metrics.connectDuration = seconds(raw.connect_us - raw.name_lookup_us)
+                if raw.app_connect_us > 0 {
+                    metrics.secureConnectionDuration = seconds(raw.app_connect_us - raw.connect_us)
+                }
+            }
+            if raw.start_transfer_us > 0 { metrics.timeToFirstByte = seconds(raw.start_transfer_us) }
+            metrics.totalDuration = seconds(raw.total_us)
+            metrics.bodyBytesSent = raw.body_bytes_sent
+            metrics.bodyBytesReceived = raw.body_bytes_received
+            metrics.httpVersion = raw.http_version.map { String(cString: $0) }
+            return metrics
+        }
+
+        /// `text` without the proxy's user name and password, should libcurl's message quote them.
+        private func scrubbed(_ text: String) -> String {
+            guard let proxy else { return text }
+            let secrets = [proxy.password, proxy.user, proxy.password?.removingPercentEncoding]
+            return secrets.compactMap { $0 }.filter { !$0.isEmpty }.reduce(text) {
+                $0.replacingOccurrences(of: $1, with: Redaction.placeholder)
             }
         }
 

@@ -61,11 +61,22 @@
 
         var fileTransport: any Transport { bodiesToFile ?? self }
 
+        /// ``fileTransport``, as the libcurl transport it is.
+        var fileCurlTransport: CurlTransport { bodiesToFile ?? self }
+
         func startTransfer(_ request: URLRequest, bodyFile: URL?, receiver: any TransferReceiver) -> any TransferHandle
         {
+            startTransfer(request, bodyFile: bodyFile, receiver: receiver, proxy: nil)
+        }
+
+        /// Starts a transfer through `proxy`, or through what the environment says (`http_proxy`,
+        /// `https_proxy`, `no_proxy`, read by libcurl itself) when it is `nil`.
+        func startTransfer(
+            _ request: URLRequest, bodyFile: URL?, receiver: any TransferReceiver, proxy: URL?
+        ) -> any TransferHandle {
             let transfer = CurlTransfer(
                 request: request, bodyFile: bodyFile, receiver: receiver, transport: self,
-                queuesBody: bodiesToFile == nil)
+                queuesBody: bodiesToFile == nil, proxy: proxy)
             post(.start(transfer))
             return transfer
         }

@@ -144,7 +144,7 @@ private final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
 
     // Apple platforms deliver these before the completion; FoundationNetworking never does (docs/linux.md).
     func urlSession(_ session: URLSession, task: URLSessionTask, didFinishCollecting metrics: URLSessionTaskMetrics) {
-        receiver(for: task)?.transferDidCollect(metrics: metrics)
+        receiver(for: task)?.transferDidCollect(metrics: TransferMetrics(metrics))
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
