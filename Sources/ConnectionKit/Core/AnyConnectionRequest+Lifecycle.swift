@@ -166,6 +166,14 @@ extension AnyConnectionRequest {
             finish(run: run, outcome: .failure(contextualize(error)))
             return
         }
+        // The class's TLS configuration, or a refusal before anything is sent (see TLSRouting).
+        let transport: any Transport
+        do {
+            transport = try TLSRouting.transport(self.transport.implementation, for: self)
+        } catch {
+            finish(run: run, outcome: .failure(contextualize(error)))
+            return
+        }
         let redacted = Redaction.redactedURL(request.url, secretQueryItems: secretQueryItems)
         let method = request.httpMethod ?? "GET"
         let receiver = TransferContext(request: self, run: run, fileTarget: fileTarget)
@@ -182,7 +190,6 @@ extension AnyConnectionRequest {
         guard let serial else { return }
         DebugOutput.requestSent(request, by: self)
         receiver.serial = serial
-        let transport = self.transport.implementation
         let handle = (fileTarget == nil ? transport : transport.fileTransport).startTransfer(
             request, bodyFile: bodyFile(for: request, run: run), receiver: receiver)
         let transfer = ActiveTransfer(handle: handle, context: receiver)

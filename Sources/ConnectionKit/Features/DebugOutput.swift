@@ -26,6 +26,9 @@ enum DebugOutput {
         let (identifier, attempt, redirects, knownSecrets) = context
         let hop = redirects > 0 ? ", redirect \(redirects)" : ""
         var lines = ["→ \(request.typeName) \(identifier) attempt \(attempt)\(hop)"]
+        if !request.tls.verifiesServer {
+            lines.append("⚠️ TLS NOT VERIFIED: TLSConfiguration.insecureForTestsOnly (any certificate, any host name)")
+        }
         let url = Redaction.redactedURL(sent.url, secretQueryItems: secrets.query) ?? "-"
         lines.append("\(sent.httpMethod ?? "GET") \(url)")
         lines += headerLines(sent.allHTTPHeaderFields ?? [:], secretHeaderFields: secrets.headers)

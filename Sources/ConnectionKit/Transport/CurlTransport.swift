@@ -61,7 +61,15 @@
 
         func startTransfer(_ request: URLRequest, bodyFile: URL?, receiver: any TransferReceiver) -> any TransferHandle
         {
+            startTransfer(request, bodyFile: bodyFile, receiver: receiver, tls: .system)
+        }
+
+        /// Starts a transfer with a request class's TLS settings (see `CurlTLSTransport`).
+        func startTransfer(
+            _ request: URLRequest, bodyFile: URL?, receiver: any TransferReceiver, tls: CurlTLSSettings
+        ) -> any TransferHandle {
             let transfer = CurlTransfer(request: request, bodyFile: bodyFile, receiver: receiver, transport: self)
+            transfer.tls = tls
             post(.start(transfer))
             return transfer
         }
