@@ -169,7 +169,7 @@ extension AnyConnectionRequest {
         // The class's TLS configuration, or a refusal before anything is sent (see TLSRouting).
         let transport: any Transport
         do {
-            transport = try TLSRouting.transport(self.transport.implementation, for: self)
+            transport = try TLSRouting.transport(self.transport.implementation, for: self, url: request.url)
         } catch {
             finish(run: run, outcome: .failure(contextualize(error)))
             return

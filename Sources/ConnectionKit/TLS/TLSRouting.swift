@@ -4,10 +4,12 @@ import Foundation
 /// gets the settings, a transport that cannot honour them refuses before anything is sent, and a
 /// redirect from `https` to `http` is refused unless allowed.
 enum TLSRouting {
-    /// The transport for one transfer of `request` (an attempt or a redirect hop).
-    static func transport(_ base: any Transport, for request: AnyConnectionRequest) throws(ConnectionError)
+    /// The transport for one transfer of `request` to `url` (an attempt or a redirect hop). A plain
+    /// `http` transfer has no TLS to configure: it goes as it would without the configuration.
+    static func transport(_ base: any Transport, for request: AnyConnectionRequest, url: URL?) throws(ConnectionError)
         -> any Transport
     {
+        guard url?.scheme?.lowercased() == "https" else { return base }
         let tls = request.tls
         if !tls.verifiesServer { warnOnce(about: request.typeName) }
         #if canImport(CCurlShim)

@@ -177,9 +177,14 @@ import Testing
             let wrongPassphrase = TLSConfiguration.ClientCertificate(
                 certificate: .file(fixture.file("client.pem")), key: .file(fixture.file("client-encrypted.key")),
                 passphraseStore: store, passphraseAccount: "wrong")
-            let wrong = await TLSProbe.outcome(
-                TLSProbe(url, tls: TLSConfiguration(trust: trust, clientCertificate: wrongPassphrase), debug: true))
+            DebugCapture.install()
+            let wrongProbe = TLSProbe(
+                url, tls: TLSConfiguration(trust: trust, clientCertificate: wrongPassphrase), debug: true)
+            let wrong = await TLSProbe.outcome(wrongProbe)
             #expect(wrong.tlsFailure?.reason == .clientCertificateUnusable, "\(wrong)")
+            let debugBlocks = DebugCapture.blocks(for: wrongProbe.identifier)
+            #expect(!debugBlocks.isEmpty)
+            #expect(debugBlocks.allSatisfy { !$0.contains(String(fixture.passphrase.dropLast(4))) })
 
             // No passphrase stored: refused before sending.
             let missing = TLSConfiguration.ClientCertificate(

@@ -1,4 +1,5 @@
 import ConnectionKit
+import ConnectionKitTesting
 import Foundation
 import Testing
 
@@ -32,6 +33,16 @@ struct URLSessionTLSTests {
             #expect(outcome.tlsFailure?.message.contains("libcurl") == true, "\(name): \(outcome)")
         #endif
         #expect(!port.hasPendingConnection, "\(name): the server saw a connection")
+    }
+
+    @Test("a plain http request of such a class is sent over URLSession as usual (no TLS to configure)")
+    func plainHTTPIsUnaffected() async throws {
+        let server = try TestServer.started()
+        defer { server.stop() }
+        server.route("/plain") { _ in .text("plain") }
+        let pinned = TLSConfiguration(pinnedPublicKeys: [String(repeating: "A", count: 43) + "="])
+        let outcome = await TLSProbe.outcome(TLSProbe(server.url("/plain"), tls: pinned, overURLSession: true))
+        #expect(outcome.body == "plain", "\(outcome)")
     }
 
     @Test("the default configuration asks nothing of URLSession beyond what it does")
