@@ -38,7 +38,8 @@ close_port=$(port)
 keep_port=$(port)
 cat >"$work/nginx.conf" <<CONF
 daemon off;
-worker_processes 1;
+master_process off;
+
 pid $work/nginx.pid;
 error_log $work/error.log warn;
 events { worker_connections 1024; }
@@ -67,5 +68,5 @@ done
 
 echo "==> running (load before: $(cut -d' ' -f1-3 /proc/loadavg))" >&2
 unshare -m sh -c "mount --bind '$work/bundle.pem' /etc/ssl/certs/ca-certificates.crt && exec '$bench' \
-    'https://127.0.0.1:$close_port/1k.bin' 'https://127.0.0.1:$keep_port/1k.bin' $rounds $requests"
+    'https://127.0.0.1:$close_port/1k.bin' 'https://127.0.0.1:$keep_port/1k.bin' $rounds $requests '$work/ca.pem'"
 echo "==> load after: $(cut -d' ' -f1-3 /proc/loadavg)" >&2

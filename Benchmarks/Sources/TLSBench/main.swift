@@ -30,11 +30,14 @@ final class Counter: @unchecked Sendable {
 final class Get: ConnectionRequest<Data>, @unchecked Sendable {
     // Safe: immutable lets.
     let target: URL
-    init(_ target: URL) {
+    let configuration: TLSConfiguration
+    init(_ target: URL, tls: TLSConfiguration) {
         self.target = target
+        self.configuration = tls
         super.init()
     }
     override var url: URL? { target }
+    override var tls: TLSConfiguration { configuration }
     override var transport: ConnectionTransport { (try? .libcurl()) ?? .urlSession }
     override var retryPolicy: RetryPolicy { .none }
 }
@@ -42,6 +45,7 @@ final class Get: ConnectionRequest<Data>, @unchecked Sendable {
 enum Client: String {
     case urlSession = "raw URLSession"
     case libcurl = "ConnectionKit on libcurl"
+    case libcurlOwnCA = "ConnectionKit on libcurl, trust .only(test CA)"
 }
 
 let callbacks = DispatchQueue(label: "TLSBench.callbacks")
@@ -72,8 +76,8 @@ func run(_ client: Client, url: URL, count: Int, inFlight: Int, failures: Counte
             session.dataTask(with: url) { data, response, error in
                 finish(error == nil && (response as? HTTPURLResponse)?.statusCode == 200 && data?.count == 1024)
             }.resume()
-        case .libcurl:
-            let request = Get(url)
+        case .libcurl, .libcurlOwnCA:
+            let request = Get(url, tls: client == .libcurl ? .default : ownCA)
             request.callbackQueue = callbacks
             request.completionHandler = { data in finish(data.count == 1024) }
             request.failureHandler = { error in
@@ -102,6 +106,10 @@ guard arguments.count >= 3, let handshakes = URL(string: arguments[1]), let keep
 }
 let rounds = arguments.count > 3 ? Int(arguments[3]) ?? 5 : 5
 let requests = arguments.count > 4 ? Int(arguments[4]) ?? 1000 : 1000
+/// The test CA alone, for the third column: what a class trusting only its own CA pays per handshake.
+let ownCA: TLSConfiguration =
+    arguments.count > 5 ? TLSConfiguration(trust: .only([.file(URL(fileURLWithPath: arguments[5]))])) : .default
+let clients: [Client] = arguments.count > 5 ? [.urlSession, .libcurl, .libcurlOwnCA] : [.urlSession, .libcurl]
 
 let rows: [(name: String, url: URL, inFlight: Int, count: Int)] = [
     ("new TLS connection per request, 1 in flight (handshakes/s)", handshakes, 1, max(50, requests / 5)),
@@ -112,13 +120,13 @@ let rows: [(name: String, url: URL, inFlight: Int, count: Int)] = [
 
 let failures = Counter()
 // Warm-up: loads libcurl, opens connections, fills caches for both clients.
-for client in [Client.urlSession, .libcurl] {
+for client in clients {
     _ = run(client, url: keepAlive, count: 200, inFlight: 16, failures: failures)
     _ = run(client, url: handshakes, count: 20, inFlight: 1, failures: failures)
 }
 var results: [String: [Client: [Double]]] = [:]
 for round in 0..<rounds {
-    let order: [Client] = round % 2 == 0 ? [.urlSession, .libcurl] : [.libcurl, .urlSession]
+    let order: [Client] = round % 2 == 0 ? clients : clients.reversed()
     for row in rows {
         for client in order {
             let rate = run(client, url: row.url, count: row.count, inFlight: row.inFlight, failures: failures)
@@ -131,13 +139,11 @@ for round in 0..<rounds {
 print(
     "TLSBench: \(rounds) rounds, medians (req/s); libcurl \((try? ConnectionTransport.libcurl()) != nil ? "loaded" : "MISSING")"
 )
-print("| row | raw URLSession | ConnectionKit on libcurl | ratio |")
-print("|---|---|---|---|")
+print("| row | " + clients.map(\.rawValue).joined(separator: " | ") + " | libcurl / URLSession |")
+print("|---" + String(repeating: "|---", count: clients.count + 1) + "|")
 for row in rows {
-    let raw = median(results[row.name]?[.urlSession] ?? [])
-    let curl = median(results[row.name]?[.libcurl] ?? [])
-    print(
-        "| \(row.name) | \(Int(raw.rounded())) | \(Int(curl.rounded())) | \(String(format: "%.1fx", curl / max(raw, 1))) |"
-    )
+    let rates = clients.map { median(results[row.name]?[$0] ?? []) }
+    let ratio = String(format: "%.1fx", rates[1] / max(rates[0], 1))
+    print("| \(row.name) | " + rates.map { String(Int($0.rounded())) }.joined(separator: " | ") + " | \(ratio) |")
 }
 print("failures: \(failures.count)")

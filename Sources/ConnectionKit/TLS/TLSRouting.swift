@@ -26,10 +26,10 @@ enum TLSRouting {
     /// The sentence for a class whose configuration URLSession cannot honour.
     static func urlSessionRefusal(_ asks: String) -> String {
         #if os(Linux)
-            "the class's tls \(asks), which URLSession on Linux cannot do, and nothing was sent; choose the "
+            return "the class's tls \(asks), which URLSession on Linux cannot do, and nothing was sent; choose the "
                 + "libcurl transport for this class (override transport to return try .libcurl())."
         #else
-            "the class's tls \(asks), which ConnectionKit does not do over URLSession on this platform yet, "
+            return "the class's tls \(asks), which ConnectionKit does not do over URLSession on this platform yet, "
                 + "and nothing was sent; see docs/tls.md."
         #endif
     }

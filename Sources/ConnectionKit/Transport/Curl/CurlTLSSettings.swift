@@ -45,12 +45,15 @@
         private mutating func resolveTrust(_ trust: TLSConfiguration.Trust) throws(ConnectionError) {
             switch trust {
             case .system:
-                // libcurl's default works where it was built; a libcurl from elsewhere may point at a
-                // file this distribution does not have, so the bundle found here is named instead.
-                guard SystemTrustStore.libcurlBundle == nil, let bundle = SystemTrustStore.bundle else { return }
+                // The bundle alone, without libcurl's default folder: libcurl (7.87 and later, OpenSSL)
+                // then keeps the parsed store in its multi handle instead of parsing ~140 certificates
+                // for every new connection (about 40 ms each here). The distributions generate the
+                // bundle and the folder from the same certificates (update-ca-certificates, update-ca-trust).
+                // A libcurl from elsewhere may point at a file this distribution does not have: the
+                // bundle found here is named either way. Without any bundle, libcurl's defaults stay.
+                guard let bundle = SystemTrustStore.bundle else { return }
                 setsCA = true
                 caFile = bundle
-                caFolder = SystemTrustStore.libcurlFolder
             case .systemPlus(let extra):
                 guard let system = SystemTrustStore.bundleContents else {
                     throw Self.failure(

@@ -20,14 +20,6 @@
             return path
         }()
 
-        /// libcurl's own default folder of hashed certificates, when it reports one and it exists.
-        static let libcurlFolder: String? = {
-            guard let path = ccurl_default_ca_path().map({ String(cString: $0) }) else { return nil }
-            var isFolder: ObjCBool = false
-            return FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) && isFolder.boolValue
-                ? path : nil
-        }()
-
         /// The bundle to use: libcurl's default, or the first known bundle that exists.
         static let bundle: String? = libcurlBundle ?? knownBundles.first(where: isReadableFile)
 
