@@ -30,6 +30,7 @@ let package = Package(
         .executableTarget(name: "InspectorBench", dependencies: kit),
         .executableTarget(name: "OfflineQueueBench", dependencies: kit),
         .executableTarget(name: "StreamBench", dependencies: kit),
+        .executableTarget(name: "TLSBench", dependencies: kit),
     ],
     swiftLanguageModes: [.v6]
 )

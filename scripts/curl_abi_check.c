@@ -38,6 +38,28 @@ SAME(CC_OPT_XFERINFOFUNCTION, CURLOPT_XFERINFOFUNCTION);
 SAME(CC_OPT_PROXY, CURLOPT_PROXY);
 SAME(CC_OPT_NOPROXY, CURLOPT_NOPROXY);
 
+SAME(CC_OPT_SSLCERT, CURLOPT_SSLCERT);
+SAME(CC_OPT_KEYPASSWD, CURLOPT_KEYPASSWD);
+SAME(CC_OPT_SSLVERSION, CURLOPT_SSLVERSION);
+SAME(CC_OPT_CAINFO, CURLOPT_CAINFO);
+SAME(CC_OPT_SSLKEY, CURLOPT_SSLKEY);
+SAME(CC_OPT_CAPATH, CURLOPT_CAPATH);
+SAME(CC_OPT_PINNEDPUBLICKEY, CURLOPT_PINNEDPUBLICKEY);
+SAME(CC_OPT_SSLCERT_BLOB, CURLOPT_SSLCERT_BLOB);
+SAME(CC_OPT_SSLKEY_BLOB, CURLOPT_SSLKEY_BLOB);
+SAME(CC_OPT_CAINFO_BLOB, CURLOPT_CAINFO_BLOB);
+SAME(CC_SSLVERSION_TLSv1_2, CURL_SSLVERSION_TLSv1_2);
+SAME(CC_SSLVERSION_TLSv1_3, CURL_SSLVERSION_TLSv1_3);
+SAME(CC_BLOB_COPY, CURL_BLOB_COPY);
+SAME(CC_VERSION_SSL, CURL_VERSION_SSL);
+SAME(CC_VERSION_HTTP2, CURL_VERSION_HTTP2);
+SAME(CC_VERSION_CAINFO_BLOB, CURL_VERSION_BITS(7, 77, 0));
+SAME(CC_VERSION_CERT_BLOB, CURL_VERSION_BITS(7, 71, 0));
+SAME(CC_VERSION_INFO_CAINFO, CURL_VERSION_BITS(7, 84, 0));
+SAME(CC_INFO_SSL_VERIFYRESULT, CURLINFO_SSL_VERIFYRESULT);
+SAME(CC_INFO_CAINFO, CURLINFO_CAINFO);
+SAME(CC_INFO_CAPATH, CURLINFO_CAPATH);
+
 SAME(CC_MOPT_MAXCONNECTS, CURLMOPT_MAXCONNECTS);
 SAME(CC_MOPT_MAX_HOST_CONNECTIONS, CURLMOPT_MAX_HOST_CONNECTIONS);
 
@@ -79,7 +101,9 @@ SAME(CC_E_WRITE_ERROR, CURLE_WRITE_ERROR);
 SAME(CC_E_READ_ERROR, CURLE_READ_ERROR);
 SAME(CC_E_OUT_OF_MEMORY, CURLE_OUT_OF_MEMORY);
 SAME(CC_E_OPERATION_TIMEDOUT, CURLE_OPERATION_TIMEDOUT);
+SAME(CC_E_NOT_BUILT_IN, CURLE_NOT_BUILT_IN);
 SAME(CC_E_SSL_CONNECT_ERROR, CURLE_SSL_CONNECT_ERROR);
+SAME(CC_E_UNKNOWN_OPTION, CURLE_UNKNOWN_OPTION);
 SAME(CC_E_ABORTED_BY_CALLBACK, CURLE_ABORTED_BY_CALLBACK);
 SAME(CC_E_GOT_NOTHING, CURLE_GOT_NOTHING);
 SAME(CC_E_SEND_ERROR, CURLE_SEND_ERROR);
@@ -106,6 +130,13 @@ SAME(offsetof(cc_version_info, age), offsetof(curl_version_info_data, age));
 SAME(offsetof(cc_version_info, version), offsetof(curl_version_info_data, version));
 SAME(offsetof(cc_version_info, version_num), offsetof(curl_version_info_data, version_num));
 SAME(sizeof(((cc_version_info *)0)->age), sizeof(CURLversion));
+SAME(offsetof(cc_version_info, host), offsetof(curl_version_info_data, host));
+SAME(offsetof(cc_version_info, features), offsetof(curl_version_info_data, features));
+SAME(offsetof(cc_version_info, ssl_version), offsetof(curl_version_info_data, ssl_version));
+SAME(sizeof(cc_blob), sizeof(struct curl_blob));
+SAME(offsetof(cc_blob, data), offsetof(struct curl_blob, data));
+SAME(offsetof(cc_blob, len), offsetof(struct curl_blob, len));
+SAME(offsetof(cc_blob, flags), offsetof(struct curl_blob, flags));
 
 // The callbacks the shim hands to libcurl have exactly libcurl's callback types.
 _Static_assert(__builtin_types_compatible_p(ccurl_data_callback, curl_write_callback), "write callback type");

@@ -38,6 +38,28 @@ typedef int64_t cc_off_t;
 #define CC_OPT_PROXY 10004
 #define CC_OPT_NOPROXY 10177
 
+// TLS options (the TLS transport settings; BLOB 40000).
+#define CC_OPT_SSLCERT 10025
+#define CC_OPT_KEYPASSWD 10026
+#define CC_OPT_SSLVERSION 32
+#define CC_OPT_CAINFO 10065
+#define CC_OPT_SSLKEY 10087
+#define CC_OPT_CAPATH 10097
+#define CC_OPT_PINNEDPUBLICKEY 10230
+#define CC_OPT_SSLCERT_BLOB 40291
+#define CC_OPT_SSLKEY_BLOB 40292
+#define CC_OPT_CAINFO_BLOB 40309
+#define CC_SSLVERSION_TLSv1_2 6
+#define CC_SSLVERSION_TLSv1_3 7
+#define CC_BLOB_COPY 1
+// curl_version_info features.
+#define CC_VERSION_SSL 4
+#define CC_VERSION_HTTP2 0x10000
+// 7.77.0: CURLOPT_CAINFO_BLOB; 7.71.0: SSLCERT_BLOB and SSLKEY_BLOB; 7.84.0: CURLINFO_CAINFO.
+#define CC_VERSION_CAINFO_BLOB 0x074D00
+#define CC_VERSION_CERT_BLOB 0x074700
+#define CC_VERSION_INFO_CAINFO 0x075400
+
 // Multi options.
 #define CC_MOPT_MAXCONNECTS 6
 #define CC_MOPT_MAX_HOST_CONNECTIONS 7
@@ -61,6 +83,9 @@ typedef int64_t cc_off_t;
 #define CC_HTTP_VERSION_1_1 2
 #define CC_HTTP_VERSION_2_0 3
 #define CC_HTTP_VERSION_3 30
+#define CC_INFO_SSL_VERIFYRESULT 0x20000D
+#define CC_INFO_CAINFO 0x10003D
+#define CC_INFO_CAPATH 0x10003E
 
 #define CC_READFUNC_ABORT 0x10000000
 #define CC_WRITEFUNC_PAUSE 0x10000001
@@ -87,7 +112,9 @@ typedef int64_t cc_off_t;
 #define CC_E_READ_ERROR 26
 #define CC_E_OUT_OF_MEMORY 27
 #define CC_E_OPERATION_TIMEDOUT 28
+#define CC_E_NOT_BUILT_IN 4
 #define CC_E_SSL_CONNECT_ERROR 35
+#define CC_E_UNKNOWN_OPTION 48
 #define CC_E_ABORTED_BY_CALLBACK 42
 #define CC_E_GOT_NOTHING 52
 #define CC_E_SEND_ERROR 55
@@ -117,6 +144,16 @@ typedef struct {
     int age;
     const char *version;
     unsigned int version_num;
+    const char *host;
+    int features;
+    const char *ssl_version;
 } cc_version_info;
+
+// `struct curl_blob`: bytes handed to a BLOB option.
+typedef struct {
+    void *data;
+    size_t len;
+    unsigned int flags;
+} cc_blob;
 
 #endif

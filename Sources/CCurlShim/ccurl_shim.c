@@ -1,5 +1,6 @@
 #include "ccurl_shim.h"
 #include "ccurl_abi.h"
+#include "ccurl_private.h"
 
 #include <dlfcn.h>
 #include <pthread.h>
@@ -369,4 +370,26 @@ ccurl_failure ccurl_classify(int result) {
     case CC_E_OUT_OF_MEMORY: return ccurl_failure_out_of_memory;
     default: return ccurl_failure_other;
     }
+}
+
+// MARK: - For the shim's other files (ccurl_private.h)
+
+cc_version_info *ccurl_private_version_info(void) {
+    return ccurl_load() == NULL ? api.version_info(CC_VERSION_FIRST) : NULL;
+}
+
+void *ccurl_private_easy(void *pointer) { return ((xfer *)pointer)->easy; }
+
+int ccurl_private_set_long(void *easy, int option, long value) { return set_long(easy, option, value); }
+
+int ccurl_private_set_pointer(void *easy, int option, const void *value) { return set_pointer(easy, option, value); }
+
+void *ccurl_private_easy_new(void) { return ccurl_load() == NULL ? api.easy_init() : NULL; }
+
+void ccurl_private_easy_free(void *easy) { api.easy_cleanup(easy); }
+
+int ccurl_private_get_long(void *easy, int info, long *value) { return api.easy_getinfo(easy, info, value); }
+
+int ccurl_private_get_string(void *easy, int info, const char **value) {
+    return api.easy_getinfo(easy, info, (char **)value);
 }

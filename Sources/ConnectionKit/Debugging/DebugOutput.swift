@@ -64,6 +64,9 @@ enum DebugOutput {
         }
         let hop = redirects > 0 ? ", redirect \(redirects)" : ""
         var lines = ["→ \(request.typeName) \(identifier) attempt \(attempt)\(hop)"]
+        if !request.tls.verifiesServer {
+            lines.append("⚠️ TLS NOT VERIFIED: TLSConfiguration.insecureForTestsOnly (any certificate, any host name)")
+        }
         let url = Redaction.redactedURL(sent.url, secretQueryItems: secrets.query) ?? "-"
         lines.append("\(sent.httpMethod ?? "GET") \(url)")
         if let proxy { lines.append("proxy: \(ConnectionTransport.redactedProxy(proxy))") }

@@ -44,6 +44,11 @@ public struct ConnectionError: Error, Sendable, LocalizedError, CustomStringConv
         /// ``StreamingConnectionRequest/maximumBufferedBytes``, bytes) were waiting and the transport
         /// could not pause (URLSession cannot). See ``StreamingConnectionRequest/maximumBufferedElements``.
         case streamBufferFull(limit: Int)
+        /// A secure connection could not be made, or would not be secure: an untrusted, expired or
+        /// misnamed certificate, a pin mismatch, a refused client certificate, a failed handshake, a
+        /// configuration the transport cannot honour, or a redirect from `https` to `http`. Never
+        /// retried by ``RetryPolicy``. Added with TLS configuration; see ``TLSConfiguration``.
+        case tls(TLSFailure)
         /// Any other error, e.g. one thrown by an overridden hook.
         case other(underlying: any Error)
     }
@@ -109,6 +114,7 @@ public struct ConnectionError: Error, Sendable, LocalizedError, CustomStringConv
         switch kind {
         case .transport(let error): return error
         case .parsing(let error), .fileSystem(let error), .other(let error): return error
+        case .tls(let failure): return failure
         case .cancelled, .timedOut, .invalidRequest, .unacceptableStatusCode, .responseTooLarge, .tooManyRedirects,
             .streamBufferFull:
             return nil
@@ -144,6 +150,8 @@ public struct ConnectionError: Error, Sendable, LocalizedError, CustomStringConv
             return "\(name) failed: more than \(limit) redirects."
         case .streamBufferFull(let limit):
             return "\(name) failed: its consumer fell behind by more than \(limit) elements or bytes."
+        case .tls(let failure):
+            return "\(name) could not make a secure connection: \(failure)"
         case .other(let error):
             return "\(name) failed: \(Self.describe(error))"
         }
@@ -173,6 +181,7 @@ public struct ConnectionError: Error, Sendable, LocalizedError, CustomStringConv
         case .responseTooLarge: return "responseTooLarge"
         case .tooManyRedirects: return "tooManyRedirects"
         case .streamBufferFull: return "streamBufferFull"
+        case .tls: return "tls"
         case .other: return "other"
         }
     }

@@ -107,7 +107,9 @@ extension AnyConnectionRequest {
         do {
             fileTarget = try makeFileTarget(resuming: &request)
             try WireValidation.check(request, hook: "makeURLRequest()")
-            transport = try self.transport.implementation(proxy: proxy)
+            // The class's proxy and TLS configuration, or a refusal before anything is sent.
+            transport = try TLSRouting.transport(
+                self.transport.implementation(proxy: proxy), for: self, url: request.url)
         } catch let error as ConnectionError {
             finish(run: run, outcome: .failure(contextualize(error)))
             return

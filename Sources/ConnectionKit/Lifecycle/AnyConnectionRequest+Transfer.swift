@@ -219,6 +219,10 @@ extension AnyConnectionRequest {
             finish(run: run, outcome: .failure(contextualize(error)))
             return
         }
+        if let refusal = TLSRouting.redirectRefusal(from: previous.url, to: next.url, tls: tls) {
+            finish(run: run, outcome: .failure(contextualize(refusal)))
+            return
+        }
         beginTransfer(run: run, request: next)
     }
 

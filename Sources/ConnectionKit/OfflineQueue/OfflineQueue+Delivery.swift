@@ -172,7 +172,8 @@ extension OfflineQueue {
         let retryable: Bool
         switch error.kind {
         case .transport, .timedOut, .cancelled, .unacceptableStatusCode: retryable = true
-        case .invalidRequest, .parsing, .fileSystem, .responseTooLarge, .tooManyRedirects, .streamBufferFull, .other:
+        case .invalidRequest, .parsing, .fileSystem, .responseTooLarge, .tooManyRedirects, .streamBufferFull, .tls,
+            .other:
             retryable = false
         }
         if !retryable {

@@ -262,6 +262,12 @@ open class AnyConnectionRequest: @unchecked Sendable, CustomDebugStringConvertib
     /// being ignored. Read at the start of every transfer.
     open var proxy: URL? { nil }
 
+    /// How this class makes TLS connections: trusted CAs, pinned keys, a client certificate, the
+    /// minimum TLS version. Default ``TLSConfiguration/default`` (the system store, TLS 1.2 or later).
+    /// Override it once in an app superclass. Anything beyond the default needs the libcurl transport
+    /// on Linux; over URLSession the request fails before sending. Read at the start of every transfer.
+    open var tls: TLSConfiguration { .default }
+
     // MARK: - Output (overridden by ConnectionRequest)
 
     /// Turns the completed body into the output; runs on a processing queue.

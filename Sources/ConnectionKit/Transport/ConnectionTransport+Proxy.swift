@@ -23,8 +23,9 @@ extension ConnectionTransport {
                         + "socks5h, and a host)."))
         }
         #if canImport(CCurlShim)
-            if let curl = implementation as? CurlTransport {
-                return CurlProxyTransport(transport: curl, proxy: proxy)
+            if var routed = CurlRoutedTransport.routing(implementation) {
+                routed.route.proxy = proxy
+                return routed
             }
         #endif
         throw ConnectionError(
@@ -42,18 +43,3 @@ extension ConnectionTransport {
         return shown
     }
 }
-
-#if canImport(CCurlShim)
-    /// The libcurl transport, sending every transfer through one proxy.
-    struct CurlProxyTransport: Transport {
-        let transport: CurlTransport
-        let proxy: URL
-
-        func startTransfer(_ request: URLRequest, bodyFile: URL?, receiver: any TransferReceiver) -> any TransferHandle
-        {
-            transport.startTransfer(request, bodyFile: bodyFile, receiver: receiver, proxy: proxy)
-        }
-
-        var fileTransport: any Transport { CurlProxyTransport(transport: transport.fileCurlTransport, proxy: proxy) }
-    }
-#endif

@@ -23,6 +23,7 @@ fileprivate func describe(_ error: ConnectionError) -> String {
     case .responseTooLarge(let limit): return "larger than \(limit) bytes"
     case .tooManyRedirects(let limit): return "more than \(limit) redirects"
     case .streamBufferFull(let limit): return "the stream's consumer fell \(limit) elements behind"
+    case .tls(let failure): return "no secure connection (\(failure.reason)): \(failure.message)"
     case .other(let underlying): return "other: \(underlying)"
     }
 }

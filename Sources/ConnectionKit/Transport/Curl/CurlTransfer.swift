@@ -38,6 +38,8 @@
         var xfer: UnsafeMutableRawPointer?
         /// True while the easy handle is in the multi handle, which then holds a +1 on `self`.
         var active = false
+        /// Set before the transfer is posted to the loop.
+        var tls = CurlTLSSettings.system
         private var bodyDescriptor: Int32 = -1
         private var bodyLength: Int64 = 0
         private var lastReportedUpload: Int64 = -1
@@ -147,7 +149,7 @@
                 return URLError(.unknown, userInfo: [NSLocalizedDescriptionKey: "libcurl: \(reason)"])
             }
             xfer = handle
-            return nil
+            return tls.apply(to: handle)
         }
 
         /// Frees the easy handle and closes the body's file (the handle is out of the multi handle);
@@ -268,6 +270,7 @@
         /// libcurl finished the transfer with `result` (a CURLcode); the handle is out of the multi handle.
         func finish(result: Int32) {
             let reason = scrubbed(xfer.map { String(cString: ccurl_xfer_error($0)) } ?? "")
+            let verifyResult = xfer.map { Int(ccurl_xfer_verify_result($0)) } ?? 0
             guard !isCancelled, receiver != nil else { return release() }
             let response = self.response
             // Read before `complete` releases the easy handle; delivered in order with the body.
@@ -283,6 +286,10 @@
                         detail: reason, url: request.url)
                     complete(response: nil, error: error)
                 }
+            } else if let failure = CurlTLSErrorMapping.failure(
+                result: result, detail: reason, verifyResult: verifyResult, settings: tls)
+            {
+                complete(response: response, error: ConnectionError(.tls(failure)))
             } else {
                 let error = CurlErrorMapping.error(
                     forResult: result, detail: reason, url: request.url, responseArrived: response != nil)

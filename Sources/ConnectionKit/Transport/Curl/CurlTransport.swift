@@ -66,17 +66,18 @@
 
         func startTransfer(_ request: URLRequest, bodyFile: URL?, receiver: any TransferReceiver) -> any TransferHandle
         {
-            startTransfer(request, bodyFile: bodyFile, receiver: receiver, proxy: nil)
+            startTransfer(request, bodyFile: bodyFile, receiver: receiver, route: CurlRoute())
         }
 
-        /// Starts a transfer through `proxy`, or through what the environment says (`http_proxy`,
-        /// `https_proxy`, `no_proxy`, read by libcurl itself) when it is `nil`.
+        /// Starts a transfer on `route`: a request class's proxy (`nil`: what the environment says,
+        /// `http_proxy`, `https_proxy`, `no_proxy`, read by libcurl itself) and TLS settings.
         func startTransfer(
-            _ request: URLRequest, bodyFile: URL?, receiver: any TransferReceiver, proxy: URL?
+            _ request: URLRequest, bodyFile: URL?, receiver: any TransferReceiver, route: CurlRoute
         ) -> any TransferHandle {
             let transfer = CurlTransfer(
                 request: request, bodyFile: bodyFile, receiver: receiver, transport: self,
-                queuesBody: bodiesToFile == nil, proxy: proxy)
+                queuesBody: bodiesToFile == nil, proxy: route.proxy)
+            transfer.tls = route.tls
             post(.start(transfer))
             return transfer
         }

@@ -1,0 +1,279 @@
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// A temporary folder with a test CA and certificates made by `openssl`, and the real TLS servers
+/// (nginx, `openssl s_server`) started on loopback for one test. ``stop()`` kills them and removes the folder.
+final class TLSFixture: @unchecked Sendable {
+    // Safe: `servers` is only touched under `lock`; everything else is set in `init`.
+    let folder: URL
+    /// The client key's passphrase: what no error message may contain.
+    let passphrase = "pass-\(UUID().uuidString)"
+    private let lock = NSLock()
+    private var servers: [Process] = []
+
+    init() throws {
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("ck-tls-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(
+            at: folder.appendingPathComponent("newcerts"), withIntermediateDirectories: true)
+        try makeCertificates()
+    }
+
+    func file(_ name: String) -> URL { folder.appendingPathComponent(name) }
+
+    // MARK: - Certificates
+
+    private func makeCertificates() throws {
+        try Data().write(to: file("index.txt"))
+        try Data("1000\n".utf8).write(to: file("serial"))
+        try Data(Self.config(folder: folder.path).utf8).write(to: file("openssl.cnf"))
+        // The CA, and a second one that nothing trusts.
+        for name in ["ca", "rogue-ca"] {
+            try openssl(
+                "req", "-x509", "-new", "-config", file("openssl.cnf").path, "-extensions", "ca_ext", "-newkey", "ec",
+                "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", file("\(name).key").path, "-out",
+                file("\(name).pem").path, "-days", "3", "-subj", "/CN=ConnectionKit \(name)")
+        }
+        try issue("server", extensions: "server_ext")
+        try issue("server2", extensions: "server_ext")
+        try issue("wronghost", extensions: "wronghost_ext")
+        try issue("expired", extensions: "server_ext", dates: ("20200101000000Z", "20200201000000Z"))
+        try issue("client", extensions: "client_ext")
+        try issue("rogue-client", extensions: "client_ext", ca: "rogue-ca")
+        // The client key, encrypted with the passphrase (PKCS#8).
+        try openssl(
+            "pkey", "-in", file("client.key").path, "-aes256", "-passout", "pass:\(passphrase)", "-out",
+            file("client-encrypted.key").path)
+    }
+
+    /// A key and a certificate `<name>.key`, `<name>.pem` signed by `ca`, valid now unless `dates` say otherwise.
+    private func issue(
+        _ name: String, extensions: String, dates: (String, String)? = nil, ca: String = "ca"
+    ) throws {
+        try openssl(
+            "req", "-new", "-config", file("openssl.cnf").path, "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256",
+            "-nodes", "-keyout", file("\(name).key").path, "-out", file("\(name).csr").path, "-subj", "/CN=\(name)")
+        var arguments = [
+            "ca", "-batch", "-notext", "-config", file("openssl.cnf").path, "-cert", file("\(ca).pem").path,
+            "-keyfile", file("\(ca).key").path, "-in", file("\(name).csr").path, "-out", file("\(name).pem").path,
+            "-extensions", extensions,
+        ]
+        if let dates {
+            arguments += ["-startdate", dates.0, "-enddate", dates.1]
+        } else {
+            arguments += ["-days", "3"]
+        }
+        try openssl(arguments)
+    }
+
+    private static func config(folder: String) -> String {
+        """
+        [req]
+        distinguished_name = dn
+        prompt = no
+        [dn]
+        CN = ConnectionKit
+        [ca]
+        default_ca = test_ca
+        [test_ca]
+        database = \(folder)/index.txt
+        new_certs_dir = \(folder)/newcerts
+        serial = \(folder)/serial
+        default_md = sha256
+        policy = any
+        unique_subject = no
+        [any]
+        commonName = supplied
+        [ca_ext]
+        basicConstraints = critical, CA:TRUE
+        keyUsage = critical, keyCertSign, cRLSign
+        subjectKeyIdentifier = hash
+        [server_ext]
+        basicConstraints = CA:FALSE
+        keyUsage = critical, digitalSignature
+        extendedKeyUsage = serverAuth
+        subjectAltName = IP:127.0.0.1, DNS:localhost
+        [wronghost_ext]
+        basicConstraints = CA:FALSE
+        keyUsage = critical, digitalSignature
+        extendedKeyUsage = serverAuth
+        subjectAltName = DNS:wrong.example
+        [client_ext]
+        basicConstraints = CA:FALSE
+        keyUsage = critical, digitalSignature
+        extendedKeyUsage = clientAuth
+
+        """
+    }
+
+    /// The pin of a certificate's public key: base64 of the SHA-256 of its SubjectPublicKeyInfo, computed
+    /// with the command docs/tls.md gives.
+    func pin(of certificate: String) throws -> String {
+        let command =
+            "openssl x509 -in '\(file(certificate).path)' -pubkey -noout | openssl pkey -pubin -outform der "
+            + "| openssl dgst -sha256 -binary | openssl base64"
+        return try run("/bin/sh", ["-c", command]).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    @discardableResult
+    private func openssl(_ arguments: String...) throws -> String { try openssl(arguments) }
+
+    @discardableResult
+    private func openssl(_ arguments: [String]) throws -> String { try run("/usr/bin/openssl", arguments) }
+
+    /// Runs a short command to its end; its standard output, or an error with its standard error.
+    private func run(_ executable: String, _ arguments: [String]) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        let output = Pipe()
+        let errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        let printed = output.fileHandleForReading.readDataToEndOfFile()
+        let complaint = errors.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw FixtureError(
+                message: "\(executable) \(arguments.joined(separator: " ")) failed: "
+                    + String(decoding: complaint, as: UTF8.self))
+        }
+        return String(decoding: printed, as: UTF8.self)
+    }
+
+    // MARK: - Servers
+
+    /// The ports of ``startNginx(redirectTarget:)``'s servers, all on 127.0.0.1 and HTTP/2-capable.
+    struct NginxPorts {
+        /// `server.pem` (trusted by `ca.pem`, names 127.0.0.1 and localhost); `/to-http` redirects to plain HTTP.
+        let good: Int
+        /// The same, with `server2.pem` (another key: for pin rotation).
+        let rotated: Int
+        let expired: Int
+        let wrongHost: Int
+        /// `server.pem`, TLS 1.2 only.
+        let tls12Only: Int
+    }
+
+    /// One nginx with a server per certificate; `/` answers `ok <protocol>` (`HTTP/2.0` over ALPN h2).
+    func startNginx(redirectTarget: URL) throws -> NginxPorts {
+        let reservations = try (0..<5).map { _ in try LoopbackPort(reusable: true) }
+        let ports = NginxPorts(
+            good: reservations[0].port, rotated: reservations[1].port, expired: reservations[2].port,
+            wrongHost: reservations[3].port, tls12Only: reservations[4].port)
+        func server(_ port: Int, _ certificate: String, protocols: String = "TLSv1.2 TLSv1.3") -> String {
+            """
+                server {
+                    listen 127.0.0.1:\(port) ssl http2 reuseport;
+                    ssl_certificate \(file("\(certificate).pem").path);
+                    ssl_certificate_key \(file("\(certificate).key").path);
+                    ssl_protocols \(protocols);
+                    location = /to-http { return 302 \(redirectTarget.absoluteString); }
+                    location / { return 200 "ok $server_protocol"; }
+                }
+
+            """
+        }
+        let temporary = folder.path
+        let configuration = """
+            daemon off;
+            master_process off;
+            pid \(temporary)/nginx.pid;
+            error_log \(temporary)/nginx-error.log warn;
+            events { worker_connections 512; }
+            http {
+                access_log off;
+                default_type text/plain;
+                client_body_temp_path \(temporary)/body;
+                proxy_temp_path \(temporary)/proxy;
+                fastcgi_temp_path \(temporary)/fastcgi;
+                uwsgi_temp_path \(temporary)/uwsgi;
+                scgi_temp_path \(temporary)/scgi;
+            \(server(ports.good, "server"))\(server(ports.rotated, "server2"))\(server(ports.expired, "expired"))\
+            \(server(ports.wrongHost, "wronghost"))\(server(ports.tls12Only, "server", protocols: "TLSv1.2"))}
+
+            """
+        try Data(configuration.utf8).write(to: file("nginx.conf"))
+        try startServer(
+            "/usr/sbin/nginx", ["-e", "\(temporary)/nginx-error.log", "-p", temporary, "-c", file("nginx.conf").path],
+            ports: reservations.map(\.port))
+        // nginx listens with SO_REUSEPORT beside the reservations, which held the ports until now.
+        reservations.forEach { $0.release() }
+        return ports
+    }
+
+    /// `openssl s_server` asking for a client certificate signed by `ca.pem` (`-Verify`): a handshake
+    /// without one, or with another, fails. Answers with its status page (`-www`).
+    func startMutualTLSServer() throws -> Int {
+        let reservation = try LoopbackPort(reusable: false)
+        let port = reservation.port
+        // s_server cannot share the port: the reservation ends just before it starts.
+        reservation.release()
+        try startServer(
+            "/usr/bin/openssl",
+            [
+                "s_server", "-accept", "127.0.0.1:\(port)", "-cert", file("server.pem").path, "-key",
+                file("server.key").path, "-CAfile", file("ca.pem").path, "-Verify", "1", "-verify_return_error",
+                "-www", "-quiet",
+            ], ports: [port])
+        return port
+    }
+
+    private func startServer(_ executable: String, _ arguments: [String], ports: [Int]) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = try FileHandle(forWritingTo: createEmpty("server-\(UUID().uuidString).log"))
+        try process.run()
+        lock.withLock { servers.append(process) }
+        for port in ports {
+            try waitUntilListening(port, process: process)
+        }
+    }
+
+    private func createEmpty(_ name: String) throws -> URL {
+        let url = file(name)
+        try Data().write(to: url)
+        return url
+    }
+
+    /// Waits (10 s at most) until `port` accepts a TCP connection.
+    private func waitUntilListening(_ port: Int, process: Process) throws {
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline {
+            guard process.isRunning else {
+                let log = (try? String(contentsOf: file("nginx-error.log"), encoding: .utf8)) ?? ""
+                throw FixtureError(message: "\(process.executableURL?.lastPathComponent ?? "server") exited: \(log)")
+            }
+            if LoopbackPort.accepts(port) { return }
+            // A server process gives no readiness event to wait on; its port is polled.
+            usleep(20_000)
+        }
+        throw FixtureError(message: "nothing listened on 127.0.0.1:\(port) within 10 s")
+    }
+
+    /// Kills the servers (by their process ids) and removes the folder.
+    func stop() {
+        let running = lock.withLock {
+            defer { servers = [] }
+            return servers
+        }
+        for process in running where process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+        try? FileManager.default.removeItem(at: folder)
+    }
+}
+
+struct FixtureError: Error, CustomStringConvertible {
+    let message: String
+    var description: String { message }
+}
