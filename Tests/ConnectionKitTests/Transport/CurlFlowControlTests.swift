@@ -73,7 +73,7 @@ import Testing
 
         func transferDidSend(totalBytes: Int64, expectedBytes: Int64) {}
 
-        func transferDidCollect(metrics: URLSessionTaskMetrics) {}
+        func transferDidCollect(metrics: TransferMetrics) {}
 
         func transferDidComplete(response: HTTPURLResponse?, error: (any Error)?) {
             state.withLock { $0.completions.append(error) }
