@@ -218,6 +218,47 @@ import Testing
         }
 
         @Test(
+            "a gzip body paused after its first decoded chunk arrives whole after the resume, nothing lost or doubled")
+        func pauseInsideDecompression() async throws {
+            let server = try TestServer.started()
+            defer { server.stop() }
+            // Python's gzip.compress(bytes(1_000_000), mtime=0): 1,003 bytes that libcurl inflates into many
+            // chunks at once, so the pause lands in the middle of its decoder's output.
+            let zeros = Data(
+                hex: "1f8b0800000000000203edc101010000008220ffaf6e484001" + String(repeating: "00", count: 968)
+                    + "af069ecb791240420f00")
+            server.route("/zeros") { _ in
+                TestResponse(headers: [TestHeader("Content-Encoding", "gzip")], body: .data(zeros))
+            }
+            let transport = try CurlTransport.shared.get()
+            let handle = Locked<(any TransferHandle)?>(nil)
+            let firstChunk = Locked<Int?>(nil)
+            let receiver = RecordingReceiver { total in
+                let first = firstChunk.withLock { firstChunk in
+                    defer { if firstChunk == nil { firstChunk = total } }
+                    return firstChunk == nil
+                }
+                if first { _ = handle.withLock { $0 }?.pauseReceiving() }
+            }
+            handle.withLock {
+                $0 = transport.startTransfer(URLRequest(url: server.url("/zeros")), bodyFile: nil, receiver: receiver)
+            }
+            #expect(await eventually { firstChunk.withLock { $0 } != nil })
+            let first = try #require(firstChunk.withLock { $0 })
+            try await Task.sleep(nanoseconds: 100_000_000)
+            // Paused: nothing more than the chunk already on its way, and no completion.
+            #expect(receiver.state.withLock { $0.chunks } <= 2)
+            #expect(receiver.state.withLock { $0.completions.isEmpty })
+            handle.withLock { $0 }?.resumeReceiving()
+            await receiver.waitForCompletion()
+            let state = receiver.state.withLock { $0 }
+            #expect(first < 1_000_000, "the whole body came in one chunk: the test proves nothing")
+            #expect(state.completions.count == 1)
+            #expect(state.completions.first.map { $0 == nil } == true, "\(state.completions)")
+            #expect(state.body == Data(count: 1_000_000))
+        }
+
+        @Test(
             "a body saved to a file through a sink that cannot keep up pauses at the 4 MiB bound and arrives byte for byte"
         )
         func slowFileSinkPauses() async throws {
