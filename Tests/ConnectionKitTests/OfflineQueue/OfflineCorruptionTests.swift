@@ -47,15 +47,9 @@ struct OfflineCorruptionTests {
         try bytes.write(to: segment)
         try Data("half".utf8).write(to: directory.appendingPathComponent("journal").appendingPathComponent(".x.tmp"))
 
-        let server = TestServer()
-        defer { server.stop() }
-        server.route("POST", "/notes") { _ in .text("ok") }
-        try reservation.startServer(server)
-        let log = Collector<String>()
-        let queue = try OfflineQueue(directory: directory, configuration: OfflineFixtures.configuration(log: log))
-        defer { queue.close() }
-        let delivered = Collector<QueuedOperation>()
-        queue.deliveredHandler = { operation, _ in delivered.append(operation) }
+        let opened = try ReopenedQueue(directory, serving: "/notes", on: reservation)
+        defer { opened.close() }
+        let (server, queue, log, delivered) = (opened.server, opened.queue, opened.log, opened.delivered)
         #expect(queue.pending.map(\.id) == [operations[0].id, operations[2].id, operations[4].id])
         queue.register(PostNote.self) { PostNote(base: reservation.baseURL, text: "") }
         delivered.wait(for: 3)
@@ -111,15 +105,9 @@ struct OfflineCorruptionTests {
         try truncated.prefix(truncated.count / 2).write(to: files[1])
         try Data("not json at all".utf8).write(to: files[2])
 
-        let server = TestServer()
-        defer { server.stop() }
-        server.route("POST", "/notes") { _ in .text("ok") }
-        try reservation.startServer(server)
-        let log = Collector<String>()
-        let queue = try OfflineQueue(directory: directory, configuration: OfflineFixtures.configuration(log: log))
-        defer { queue.close() }
-        let delivered = Collector<QueuedOperation>()
-        queue.deliveredHandler = { operation, _ in delivered.append(operation) }
+        let opened = try ReopenedQueue(directory, serving: "/notes", on: reservation)
+        defer { opened.close() }
+        let (server, queue, log, delivered) = (opened.server, opened.queue, opened.log, opened.delivered)
         #expect(queue.pending.map(\.id) == [operations[0].id, operations[3].id])
         #expect(try FileManager.default.contentsOfDirectory(atPath: pending.path).isEmpty, "moved into the journal")
         queue.register(PostNote.self) { PostNote(base: reservation.baseURL, text: "") }

@@ -36,15 +36,9 @@ extension OfflineQueueCrashTests {
         let acknowledged = Self.acknowledgements(in: output)
         #expect(acknowledged.count >= killAfter)
 
-        let server = TestServer()
-        defer { server.stop() }
-        server.route("POST", "/writes") { _ in .text("ok") }
-        try reservation.startServer(server)
-        let log = Collector<String>()
-        let queue = try OfflineQueue(directory: directory, configuration: OfflineFixtures.configuration(log: log))
-        defer { queue.close() }
-        let delivered = Collector<QueuedOperation>()
-        queue.deliveredHandler = { operation, _ in delivered.append(operation) }
+        let opened = try ReopenedQueue(directory, serving: "/writes", on: reservation)
+        defer { opened.close() }
+        let (server, queue, log, delivered) = (opened.server, opened.queue, opened.log, opened.delivered)
         let stored = queue.pending
         // At most one enqueue per producer was under way at the kill: stored, perhaps, but never acknowledged.
         #expect(stored.count >= acknowledged.count && stored.count <= acknowledged.count + Self.producers)

@@ -181,15 +181,9 @@ struct OfflineQueueCrashTests {
         }
 
         // 3. This process opens the same directory and drains it to the server, now up on the same port.
-        let server = TestServer()
-        defer { server.stop() }
-        server.route("POST", "/writes") { _ in .text("ok") }
-        try reservation.startServer(server)
-        let log = Collector<String>()
-        let queue = try OfflineQueue(directory: directory, configuration: OfflineFixtures.configuration(log: log))
-        defer { queue.close() }
-        let delivered = Collector<QueuedOperation>()
-        queue.deliveredHandler = { operation, _ in delivered.append(operation) }
+        let opened = try ReopenedQueue(directory, serving: "/writes", on: reservation)
+        defer { opened.close() }
+        let (server, queue, log, delivered) = (opened.server, opened.queue, opened.log, opened.delivered)
         // Nothing is sent before the class is registered, so every delivery is seen by the handler.
         let stored = queue.pending
         #expect(stored.count >= acknowledged.count)

@@ -128,3 +128,30 @@ enum OfflineFixtures {
         }
     }
 }
+
+/// The server up again on a reserved port, answering `POST path` with `ok`, and the queue in a folder opened
+/// again with its log and its deliveries collected: how the crash and corruption tests check what was kept.
+final class ReopenedQueue {
+    let server = TestServer()
+    let log = Collector<String>()
+    let delivered = Collector<QueuedOperation>()
+    let queue: OfflineQueue
+
+    init(_ directory: URL, serving path: String, on reservation: PortReservation) throws {
+        server.route("POST", path) { _ in .text("ok") }
+        do {
+            try reservation.startServer(server)
+            queue = try OfflineQueue(directory: directory, configuration: OfflineFixtures.configuration(log: log))
+        } catch {
+            server.stop()
+            throw error
+        }
+        queue.deliveredHandler = { [delivered] operation, _ in delivered.append(operation) }
+    }
+
+    /// Closes the queue, then stops the server.
+    func close() {
+        queue.close()
+        server.stop()
+    }
+}
