@@ -18,12 +18,29 @@ struct ExclusiveTrait: TestTrait, SuiteTrait, TestScoping {
         }
         await ExclusiveGate.shared.acquire()
         do {
-            try await function()
+            try await Self.withinWorkLimit(function)
         } catch {
             await ExclusiveGate.shared.release()
             throw error
         }
         await ExclusiveGate.shared.release()
+    }
+
+    /// How long an exclusive test may run once it holds the gate. A suite's `.timeLimit` also counts the
+    /// time spent waiting for the gate behind every other exclusive test (minutes, on a loaded machine),
+    /// so suites with exclusive tests set a generous one and this limit bounds the test's own work.
+    static let workLimit: Duration = .seconds(180)
+
+    /// Runs `function`, recording an issue when it runs longer than ``workLimit`` (the suite's
+    /// `.timeLimit` still ends a test that never returns).
+    private static func withinWorkLimit(_ function: @Sendable () async throws -> Void) async throws {
+        // An unstructured task inherits this task's task-locals, so the issue is recorded as the test's.
+        let watchdog = Task {
+            try await Task.sleep(for: workLimit)
+            Issue.record("the test ran for more than \(workLimit) once it held the exclusive gate")
+        }
+        defer { watchdog.cancel() }
+        try await function()
     }
 }
 
