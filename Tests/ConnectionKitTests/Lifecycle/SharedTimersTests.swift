@@ -6,7 +6,9 @@ import Testing
 
 /// The one timer service behind every idle timeout, backoff and deadline. Each test has a service of
 /// its own (its own queue and source), so that no request's timers mix with the ones under test.
-@Suite("Shared timers", .exclusive, .timeLimit(.minutes(2)))
+/// Exclusive (it checks firing times), so its time limit also covers the wait for the other exclusive
+/// suites; each wait for a firing records an issue after 10 s by itself.
+@Suite("Shared timers", .exclusive, .timeLimit(.minutes(20)))
 struct SharedTimersTests {
     /// What the handlers saw: which timer fired (by label), when, and in which order.
     final class Firings: @unchecked Sendable {
