@@ -51,13 +51,15 @@ extension AnyConnectionRequest {
         }
         ConnectionRegistry.shared.unregister(self, run: closing.run)
         RequestObservers.notify(.ended(outcome), for: self)
-        let waiters: [Waiter] = storage.withLock { state in
+        let (waiters, queue): ([Waiter], DispatchQueue) = storage.withLock { state in
             let (mine, others) = state.waiters.partitioned { $0.run == closing.run }
             state.waiters = others
-            return mine
+            return (mine, state.callbackQueue)
         }
-        let (ended, run, queue) = (outcome, closing.run, storage.withLock { $0.callbackQueue })
-        guard let context = closing.transfer?.context else {
+        let (ended, run) = (outcome, closing.run)
+        // A transfer that completed handed its body over: nothing is left to drop, so the ending goes
+        // to the callback queue in one hop instead of two (the common path of every success).
+        guard let context = closing.transfer?.context, !context.abandonIfEmpty() else {
             queue.async { self.deliver(ended, of: run, waiters: waiters) }
             return
         }

@@ -16,10 +16,8 @@ extension AnyConnectionRequest {
             return
         }
         let wait = RetryPolicy.sanitizedWait(delay)
-        let timer = ConnectionQueues.makeTimer()
-        // The handler is set before the timer is shared, and the timer is cancelled on every path that
-        // drops it: a cancelled source releases its handler, which breaks the timer-handler cycle.
-        timer.setEventHandler { [weak self] in
+        // The handler gets the timer rather than capturing it, so that the two form no cycle.
+        let timer = ConnectionQueues.makeTimer { [weak self] timer in
             timer.cancel()
             self?.resumeAttempts(after: .backoffFired(run))
         }
@@ -52,8 +50,9 @@ extension AnyConnectionRequest {
     func armIdleTimer(for number: TransferNumber) {
         let timeout = timeoutInterval
         guard timeout.isFinite else { return }
-        let timer = ConnectionQueues.makeTimer()
-        timer.setEventHandler { [weak self] in
+        // Data does not re-arm the timer: it moves `lastActivity`, and a firing sets the timer again
+        // for what is left.
+        let timer = ConnectionQueues.makeTimer { [weak self] timer in
             guard let self else {
                 timer.cancel()
                 return
@@ -84,8 +83,7 @@ extension AnyConnectionRequest {
 
     /// Ends the run with `.timedOut` when the retry policy's deadline passes.
     func armDeadline(run: RunNumber, after seconds: TimeInterval) {
-        let timer = ConnectionQueues.makeTimer()
-        timer.setEventHandler { [weak self] in
+        let timer = ConnectionQueues.makeTimer { [weak self] timer in
             timer.cancel()
             self?.finish(run: run, outcome: .failure(ConnectionError(.timedOut)))
         }

@@ -10,12 +10,8 @@ enum ConnectionQueues {
     /// Idle timeouts, backoff waits and deadlines.
     static let timers = DispatchQueue(label: "ConnectionKit.timers", qos: .utility)
 
-    /// A timer on ``timers``, already activated and not yet scheduled (so it does not fire until
-    /// `schedule` is called). Activated at once because libdispatch traps when the last reference to
-    /// a never-activated source goes away, which happens whenever a cancel races the arming of a timer.
-    static func makeTimer() -> any DispatchSourceTimer {
-        let timer = DispatchSource.makeTimerSource(queue: timers)
-        timer.resume()
-        return timer
+    /// A timer of ``SharedTimers/shared``, not armed yet; `handler` runs on ``timers`` when it fires.
+    static func makeTimer(handler: @escaping @Sendable (SharedTimer) -> Void) -> SharedTimer {
+        SharedTimers.shared.makeTimer(handler: handler)
     }
 }

@@ -95,8 +95,8 @@ struct RequestState {
     func isCurrent(_ number: TransferNumber) -> Bool { lifecycle.isCurrent(number) }
 }
 
-/// The request's state machine, over real transfers and dispatch timers.
-typealias RequestLifecycle = RequestStateMachine<ActiveTransfer, any DispatchSourceTimer>
+/// The request's state machine, over real transfers and the shared timers.
+typealias RequestLifecycle = RequestStateMachine<ActiveTransfer, SharedTimer>
 
 /// A `value()` caller waiting for the ending of one run.
 struct Waiter: Sendable {

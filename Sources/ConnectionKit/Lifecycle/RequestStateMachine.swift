@@ -162,9 +162,9 @@ extension RequestStateMachine {
         case .deadlineArmed(let run, let time, let timer): return armDeadline(run, at: time, timer: timer)
         case .beginTransfer(let run): return beginTransfer(run)
         case .transferCreated(let number, let transfer):
-            return fill(\.transfer, with: transfer, for: number) ? .proceed : .abandonTransfer(transfer)
+            return fill(for: number) { $0.transfer.fillIfEmpty(transfer) } ? .proceed : .abandonTransfer(transfer)
         case .idleTimerArmed(let number, let timer):
-            return fill(\.idleTimer, with: timer, for: number) ? .proceed : .cancelTimer(timer)
+            return fill(for: number) { $0.idleTimer.fillIfEmpty(timer) } ? .proceed : .cancelTimer(timer)
         case .response(let number), .data(let number), .sent(let number), .idleTimerFired(let number):
             return isCurrent(number) ? .proceed : .ignore
         case .completed(let number): return complete(number)
@@ -179,5 +179,14 @@ extension RequestStateMachine {
             state = .ended(ending)
             return .proceed
         }
+    }
+}
+
+extension Optional {
+    /// Stores `value` when empty; `false`, changing nothing, when a value is already there.
+    fileprivate mutating func fillIfEmpty(_ value: Wrapped) -> Bool {
+        guard case .none = self else { return false }
+        self = value
+        return true
     }
 }

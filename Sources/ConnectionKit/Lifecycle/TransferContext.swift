@@ -86,6 +86,17 @@ final class TransferContext: TransferReceiver, @unchecked Sendable {
         }
     }
 
+    /// Marks the transfer abandoned when it holds no body (it completed, and its body went to the
+    /// request): then there is nothing slow to drop. Returns `false`, changing nothing, when a body is
+    /// still held; ``abandon()`` drops it.
+    func abandonIfEmpty() -> Bool {
+        slot.withLock { slot in
+            guard slot.sink == nil else { return false }
+            slot.abandoned = true
+            return true
+        }
+    }
+
     /// Throws away the body received so far; the transfer is over.
     func abandon() {
         let body = slot.withLock { slot in
