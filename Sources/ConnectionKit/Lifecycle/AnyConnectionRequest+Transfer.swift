@@ -113,11 +113,12 @@ extension AnyConnectionRequest {
                 }
                 let finished = counters.expected.map { counters.completed >= $0 } ?? false
                 let due =
-                    force || finished
-                    || counters.lastReport.map {
-                        Double(now.uptimeNanoseconds - $0.uptimeNanoseconds) / 1e9 >= interval
-                    } ?? true
-                if due { counters.lastReport = now }
+                    counters.completed != counters.lastReportedBytes
+                    && (force || finished
+                        || counters.lastReport.map {
+                            Double(now.uptimeNanoseconds - $0.uptimeNanoseconds) / 1e9 >= interval
+                        } ?? true)
+                if due { (counters.lastReport, counters.lastReportedBytes) = (now, counters.completed) }
                 if direction == .upload { state.upload = counters } else { state.download = counters }
                 guard due, state.progressHandler != nil || listening else { return nil }
                 let progress = TransferProgress(

@@ -48,6 +48,9 @@ struct RequestState {
         var completed: Int64 = 0
         var expected: Int64?
         var lastReport: DispatchTime?
+        /// `completed` at the last report: a forced report of the same count (the body's end, right
+        /// after the report that reached the expected length) is not made twice.
+        var lastReportedBytes: Int64 = -1
     }
 
     /// Forgets what the last run left, for the run that starts now.
