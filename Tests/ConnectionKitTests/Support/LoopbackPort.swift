@@ -7,8 +7,9 @@ import Synchronization
     import Darwin
 #endif
 
-/// A loopback port chosen by the OS and held by a bound socket (as `PortReservation` does), so that
-/// no other test takes it before the server that is meant to.
+/// A loopback port chosen by the OS and held by a bound socket, so that no other test takes it before
+/// the server that is meant to (`PortReservation` is one, for the offline queue's tests). The socket is
+/// close-on-exec, so a child process spawned meanwhile by a parallel test does not keep the port.
 ///
 /// `reusable` sets `SO_REUSEPORT`, so that a server that sets it too (nginx's `reuseport`) can listen
 /// while the reservation still holds the port. `listening` makes the socket listen, so that a test
