@@ -6,26 +6,6 @@ import Testing
 #if canImport(FoundationNetworking)
     import FoundationNetworking
 
-    /// A request over libcurl, whatever CONNECTIONKIT_TEST_TRANSPORT says.
-    private final class OverCurl: ConnectionRequest<Data>, @unchecked Sendable {
-        // Safe: only immutable stored properties.
-        let target: URL
-        let payload: Data?
-        let chosen: ConnectionTransport
-        init(_ target: URL, body: Data? = nil, over transport: ConnectionTransport) {
-            self.target = target
-            self.payload = body
-            self.chosen = transport
-        }
-        override var url: URL? { target }
-        override var httpMethod: HTTPMethod { payload == nil ? .get : .post }
-        override var bodyData: Data? { payload }
-        override var requestHeaderFields: [String: String] {
-            payload == nil ? [:] : ["Content-Type": "application/octet-stream"]
-        }
-        override var transport: ConnectionTransport { chosen }
-    }
-
     /// What the libcurl transport does with connections, cookies, request bodies and oversized headers.
     @Suite(
         "The libcurl transport: connections, cookies, request bodies, header size", .timeLimit(.minutes(10)), .exclusive
@@ -38,7 +18,7 @@ import Testing
             defer { server.stop() }
             server.route("/n") { _ in .text("n") }
             for _ in 0..<20 {
-                _ = try await OverCurl(server.url("/n"), over: libcurl).value()
+                _ = try await OverTransport(server.url("/n"), over: libcurl).value()
             }
             #expect(server.hits("/n") == 20)
             #expect(server.acceptedConnectionCount == 1)
@@ -54,7 +34,7 @@ import Testing
             server.route("/slow") { _ in TestResponse(body: .data(Data("s".utf8)), delayBeforeHeaders: 1) }
             try await withThrowingTaskGroup(of: Data.self) { group in
                 for _ in 0..<70 {
-                    group.addTask { try await OverCurl(server.url("/slow"), over: libcurl).value() }
+                    group.addTask { try await OverTransport(server.url("/slow"), over: libcurl).value() }
                 }
                 for try await body in group { #expect(body == Data("s".utf8)) }
             }
@@ -75,7 +55,7 @@ import Testing
             }
             server.route("/fine") { _ in .text("fine") }
             do {
-                let body = try await OverCurl(server.url("/huge"), over: libcurl).value()
+                let body = try await OverTransport(server.url("/huge"), over: libcurl).value()
                 Issue.record("expected responseTooLarge, got \(body.count) bytes")
             } catch let error as ConnectionError {
                 guard case .responseTooLarge = error.kind else {
@@ -83,7 +63,7 @@ import Testing
                     return
                 }
             }
-            let fine = try await OverCurl(server.url("/fine"), over: libcurl).value()
+            let fine = try await OverTransport(server.url("/fine"), over: libcurl).value()
             #expect(fine == Data("fine".utf8))
         }
 
@@ -97,10 +77,10 @@ import Testing
                     headers: [TestHeader("Set-Cookie", "session=abc123; Path=/")], body: .data(Data("ok".utf8)))
             }
             server.route("/after") { _ in .text("after") }
-            let login = OverCurl(server.url("/login"), over: libcurl)
+            let login = OverTransport(server.url("/login"), over: libcurl)
             _ = try await login.value()
             #expect(login.urlResponse?.value(forHTTPHeaderField: "Set-Cookie") == "session=abc123; Path=/")
-            _ = try await OverCurl(server.url("/after"), over: libcurl).value()
+            _ = try await OverTransport(server.url("/after"), over: libcurl).value()
             let after = try #require(server.receivedRequests("/after").last)
             #expect(after.header("Cookie") == nil)
         }
@@ -112,7 +92,7 @@ import Testing
             defer { server.stop() }
             server.route("/upload") { request in .text("\(request.body.count)") }
             let body = Data((0..<(2 << 20)).map { UInt8(truncatingIfNeeded: $0) })
-            let reply = try await OverCurl(server.url("/upload"), body: body, over: libcurl).value()
+            let reply = try await OverTransport(server.url("/upload"), body: body, over: libcurl).value()
             #expect(String(decoding: reply, as: UTF8.self) == "\(body.count)")
             let received = try #require(server.receivedRequests("/upload").last)
             #expect(received.header("Expect") == nil)

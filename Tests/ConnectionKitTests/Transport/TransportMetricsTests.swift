@@ -6,25 +6,6 @@ import Testing
 #if canImport(FoundationNetworking)
     import FoundationNetworking
 
-    /// A GET (or a PUT of `body`) over the transport it is given, whatever CONNECTIONKIT_TEST_TRANSPORT
-    /// says, with debug output on.
-    private final class MetricsProbe: ConnectionRequest<Data>, @unchecked Sendable {
-        // Safe: only immutable stored properties.
-        let target: URL
-        let payload: Data?
-        let chosen: ConnectionTransport
-        init(_ target: URL, body: Data? = nil, over transport: ConnectionTransport) {
-            self.target = target
-            self.payload = body
-            self.chosen = transport
-        }
-        override var url: URL? { target }
-        override var httpMethod: HTTPMethod { payload == nil ? .get : .put }
-        override var bodyData: Data? { payload }
-        override var transport: ConnectionTransport { chosen }
-        override var isDebugOutputEnabled: Bool? { true }
-    }
-
     /// Metrics per attempt: every field over libcurl; over URLSession on Linux only ConnectionKit's own timings.
     @Suite("Transport metrics", .timeLimit(.minutes(10)), .exclusive)
     struct TransportMetricsTests {
@@ -37,7 +18,7 @@ import Testing
             defer { server.stop() }
             server.route("/data") { _ in TestResponse(body: .data(Data(repeating: 1, count: 1000))) }
 
-            let first = MetricsProbe(server.url("/data"), over: libcurl)
+            let first = OverTransport(server.url("/data"), over: libcurl, debugOutput: true)
             _ = try await first.value()
             let fresh = try #require(first.metrics.last)
             #expect(first.metrics.attempts.count == 1)
@@ -57,7 +38,7 @@ import Testing
             let attempt = try #require(fresh.duration)
             #expect(total <= attempt, "the transfer lies within the attempt")
 
-            let second = MetricsProbe(server.url("/data"), over: libcurl)
+            let second = OverTransport(server.url("/data"), over: libcurl, debugOutput: true)
             _ = try await second.value()
             let reused = try #require(second.metrics.last)
             #expect(reused.isReusedConnection == true)
@@ -75,7 +56,9 @@ import Testing
             server.route("/upload") { request in
                 TestResponse(body: .data(Data(repeating: 2, count: request.body.count / 3)))
             }
-            let request = MetricsProbe(server.url("/upload"), body: Data(repeating: 9, count: 300_000), over: libcurl)
+            let request = OverTransport(
+                server.url("/upload"), body: Data(repeating: 9, count: 300_000), method: .put, over: libcurl,
+                debugOutput: true)
             let body = try await request.value()
             let metrics = try #require(request.metrics.last)
             #expect(body.count == 100_000)
@@ -90,7 +73,7 @@ import Testing
             defer { server.stop() }
             server.route("/data") { _ in .text("hello") }
             DebugCapture.install()
-            let request = MetricsProbe(server.url("/data"), over: libcurl)
+            let request = OverTransport(server.url("/data"), over: libcurl, debugOutput: true)
             // Each run has an identifier of its own: this server's port tells this request's events apart.
             let sent = server.url("/data").absoluteString
             let stream = ConnectionRegistry.shared.events
@@ -122,7 +105,7 @@ import Testing
             let server = try TestServer.started()
             defer { server.stop() }
             server.route("/data") { _ in .text("hello") }
-            let request = MetricsProbe(server.url("/data"), over: .urlSession)
+            let request = OverTransport(server.url("/data"), over: .urlSession, debugOutput: true)
             _ = try await request.value()
             let metrics = try #require(request.metrics.last)
             #expect(metrics.attempt == 1)
@@ -140,7 +123,7 @@ import Testing
 
         @Test("before its first run a request has no metrics")
         func emptyBeforeTheFirstRun() {
-            let request = MetricsProbe(URL(string: "http://127.0.0.1:9/")!, over: .urlSession)
+            let request = OverTransport(URL(string: "http://127.0.0.1:9/")!, over: .urlSession, debugOutput: true)
             #expect(request.metrics.attempts.isEmpty)
             #expect(request.metrics.last == nil)
         }
