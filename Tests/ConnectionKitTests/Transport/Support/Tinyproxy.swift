@@ -11,15 +11,13 @@ import Testing
 /// (`.ci/run` installs it). It runs in the foreground and logs to its standard error, which tells
 /// when it accepts connections and which requests it forwarded.
 final class Tinyproxy: @unchecked Sendable {
-    // Safe: `output` and `hasExited` are only touched under `condition`; the rest is set in `init`.
+    // Safe: every property is a `let` set in `init`; `output` is thread-safe.
     let port: Int
     /// The name it puts in the `Via` header of every request it forwards.
     let viaName: String
     private let process = Process()
     private let folder: URL
-    private let condition = NSCondition()
-    private var output = Data()
-    private var hasExited = false
+    private let output = ProcessOutput()
 
     /// `http://127.0.0.1:<port>`, with `user` and `password` in it when given.
     func url(user: String? = nil, password: String? = nil) -> URL {
@@ -66,15 +64,10 @@ final class Tinyproxy: @unchecked Sendable {
         let pipe = Pipe()
         process.standardError = pipe
         process.standardOutput = pipe
-        process.terminationHandler = { [weak self] _ in self?.update { $0.hasExited = true } }
-        pipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
-            let chunk = handle.availableData
-            guard !chunk.isEmpty else { return }
-            self?.update { $0.output.append(chunk) }
-        }
+        output.collect(pipe, of: process)
         try process.run()
         try? pipe.fileHandleForWriting.close()
-        let (ready, printed) = wait(timeout: timeout) { $0.contains("Accepting connections") }
+        let (ready, printed) = output.wait(timeout: timeout) { $0.contains("Accepting connections") }
         guard ready else {
             stop()
             throw TinyproxyError(
@@ -88,17 +81,13 @@ final class Tinyproxy: @unchecked Sendable {
     }
 
     /// What tinyproxy logged so far (a line per connection and per forwarded request, among others).
-    var log: String {
-        condition.lock()
-        defer { condition.unlock() }
-        return String(decoding: output, as: UTF8.self)
-    }
+    var log: String { output.printed }
 
     /// Stops this tinyproxy (the process this object started, by its id) and removes its folder. SIGKILL:
     /// on SIGTERM it lingers for seconds while a client (libcurl's pool) keeps a connection open.
     func stop() {
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        _ = wait(timeout: 5) { _ in false }
+        _ = output.wait(timeout: 5) { _ in false }
         try? FileManager.default.removeItem(at: folder)
     }
 
@@ -108,24 +97,6 @@ final class Tinyproxy: @unchecked Sendable {
             .map { URL(fileURLWithPath: $0) }
     }
 
-    private func update(_ change: (Tinyproxy) -> Void) {
-        condition.lock()
-        change(self)
-        condition.broadcast()
-        condition.unlock()
-    }
-
-    /// Waits until `done` holds for the output so far, the process exited, or `timeout` passed.
-    private func wait(timeout: TimeInterval, until done: (String) -> Bool) -> (done: Bool, printed: String) {
-        let deadline = Date().addingTimeInterval(timeout)
-        condition.lock()
-        defer { condition.unlock() }
-        while true {
-            let printed = String(decoding: output, as: UTF8.self)
-            if done(printed) { return (true, printed) }
-            if hasExited || !condition.wait(until: deadline) { return (done(printed), printed) }
-        }
-    }
 }
 
 struct TinyproxyError: Error, CustomStringConvertible {
