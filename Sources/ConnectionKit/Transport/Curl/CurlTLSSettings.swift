@@ -175,6 +175,9 @@
         /// Sets the options on a transfer made by `ccurl_xfer_new`; the error when libcurl refuses one.
         func apply(to xfer: UnsafeMutableRawPointer) -> ConnectionError? {
             var copies: [(pointer: UnsafeMutableRawPointer, count: Int)] = []
+            // A copy that could not be made must not become a missing option (a pin list dropped would
+            // turn pinning off): the transfer then fails closed, below.
+            var copyFailed = false
             // Zeroed before they are freed: one of them may be the key or its passphrase.
             defer {
                 for copy in copies {
@@ -182,23 +185,23 @@
                     free(copy.pointer)
                 }
             }
+            func copy(_ source: UnsafeRawBufferPointer) -> UnsafeRawPointer? {
+                guard let base = source.baseAddress, !source.isEmpty else { return nil }
+                guard let pointer = malloc(source.count) else {
+                    copyFailed = true
+                    return nil
+                }
+                pointer.copyMemory(from: base, byteCount: source.count)
+                copies.append((pointer, source.count))
+                return UnsafeRawPointer(pointer)
+            }
             func string(_ value: String?) -> UnsafePointer<CChar>? {
                 guard let value else { return nil }
-                let utf8 = Array(value.utf8CString)
-                guard let pointer = malloc(utf8.count) else { return nil }
-                utf8.withUnsafeBytes { source in
-                    if let base = source.baseAddress { pointer.copyMemory(from: base, byteCount: utf8.count) }
-                }
-                copies.append((pointer, utf8.count))
-                return UnsafePointer(pointer.assumingMemoryBound(to: CChar.self))
+                return value.utf8CString.withUnsafeBytes(copy).map { $0.assumingMemoryBound(to: CChar.self) }
             }
             func bytes(_ value: Data?) -> (UnsafeRawPointer?, Int) {
-                guard let value, !value.isEmpty, let pointer = malloc(value.count) else { return (nil, 0) }
-                value.withUnsafeBytes { source in
-                    if let base = source.baseAddress { pointer.copyMemory(from: base, byteCount: value.count) }
-                }
-                copies.append((pointer, value.count))
-                return (UnsafeRawPointer(pointer), value.count)
+                guard let value, !value.isEmpty else { return (nil, 0) }
+                return (value.withUnsafeBytes(copy), value.count)
             }
             let ca = bytes(caBlob)
             let certificate = bytes(certificateBlob)
@@ -209,6 +212,11 @@
                 cert_file: string(certificateFile), cert_blob: certificate.0, cert_blob_length: certificate.1,
                 key_file: string(keyFile), key_blob: key.0, key_blob_length: key.1, key_password: string(keyPassphrase),
                 minimum_version: Int32(minimumVersion.rawValue))
+            guard !copyFailed else {
+                return Self.failure(
+                    .unsupported,
+                    "the class's tls settings could not be copied for libcurl (out of memory); nothing was sent.")
+            }
             var refused: UnsafePointer<CChar>?
             let status = ccurl_xfer_set_tls(xfer, &options, &refused)
             guard status != 0 else { return nil }
