@@ -125,16 +125,16 @@ extension OfflineQueue {
     }
 
     /// Writes `operation` to the journal, within the limits, and returns it with its sequence number; on
-    /// failure removes its body file and forgets `request` as its type's template (unless still needed).
+    /// failure removes its body file. `request` is its class's template while it is being enqueued, and after
+    /// while an operation of its class is pending (``OfflineQueueState/beginEnqueue(of:)``).
     private func commit(
         _ operation: QueuedOperation, bodyLength: Int, for request: AnyConnectionRequest
     ) throws -> QueuedOperation {
         let typeName = request.typeName
         let limits = (operations: configuration.maximumPendingOperations, bytes: configuration.maximumPendingBytes)
         // Registered before the commit: the worker may attempt the operation the moment it is committed.
-        state.withLock { state in
-            if state.liveTemplates[typeName] == nil { state.liveTemplates[typeName] = request }
-        }
+        state.withLock { $0.beginEnqueue(of: request) }
+        defer { state.withLock { $0.endEnqueue(of: typeName) } }
         do {
             let json = try OfflineStore.encode(operation)
             return try journal.commit(
@@ -152,13 +152,6 @@ extension OfflineQueue {
                 })
         } catch {
             store.removeBody(named: operation.bodyFileName)
-            state.withLock { state in
-                if state.liveTemplates[typeName] === request,
-                    !state.pending.contains(where: { $0.typeName == typeName })
-                {
-                    state.liveTemplates[typeName] = nil
-                }
-            }
             throw request.contextualize(error)
         }
     }
