@@ -19,9 +19,15 @@ enum Redaction {
 
     /// Headers sorted by name, secret values replaced.
     static func redactedHeaders(_ headers: [String: String], secretHeaderFields: Set<String>) -> [(String, String)] {
-        headers.sorted { $0.key.lowercased() < $1.key.lowercased() }.map { name, value in
-            (name, isSecretHeader(name, secretHeaderFields: secretHeaderFields) ? placeholder : value)
-        }
+        // Each name lower-cased once (not in every comparison of the sort): this runs at the end of every
+        // request while the history is on.
+        let secret = secretHeaderFields.isEmpty ? [] : Set(secretHeaderFields.map { $0.lowercased() })
+        return headers.map { (lowered: $0.key.lowercased(), name: $0.key, value: $0.value) }
+            .sorted { $0.lowered < $1.lowered }
+            .map { field in
+                let isSecret = alwaysSecretHeaders.contains(field.lowered) || secret.contains(field.lowered)
+                return (field.name, isSecret ? placeholder : field.value)
+            }
     }
 
     /// The URL as text with a password in it and the values of secret query items replaced. Query items

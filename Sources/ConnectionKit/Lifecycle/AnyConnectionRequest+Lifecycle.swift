@@ -126,6 +126,7 @@ extension AnyConnectionRequest {
                 state.sentMethod = request.httpMethod ?? "GET"
                 state.redactedURL = redacted
                 state.urlResponse = nil
+                state.responseHeaderFields = [:]
                 state.resetTransferCounters()
             }
             return action

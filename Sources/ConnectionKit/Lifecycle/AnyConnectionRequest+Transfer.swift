@@ -8,15 +8,17 @@ extension AnyConnectionRequest {
     // MARK: - Transfer events (from TransferContext)
 
     /// A response arrived: records it and says where its body goes.
-    func transferDidReceive(response: HTTPURLResponse, transfer: TransferNumber, fileTarget: FileTarget?) -> SinkChoice
-    {
+    func transferDidReceive(
+        response: HTTPURLResponse, head: ResponseHead, transfer: TransferNumber, fileTarget: FileTarget?
+    ) -> SinkChoice {
         let isRedirect = followsRedirects && RedirectRule.isRedirect(response)
         let limit = maximumResponseBodySize
-        let expected = Self.expectedBodyLength(of: response)
+        let expected = head.expectedBodyLength(of: response)
         let placement = isRedirect ? .notSaved : (fileTarget?.placement(for: response) ?? .notSaved)
         let current: Bool = storage.withLock { state in
             guard case .proceed = state.lifecycle.handle(.response(transfer)) else { return false }
             state.urlResponse = response
+            state.responseHeaderFields = head.fields
             state.noteResponseStarted(at: Date())
             state.lastActivity = .now()
             state.download.expected = expected
@@ -28,7 +30,7 @@ extension AnyConnectionRequest {
             return true
         }
         guard current else { return .ignore }
-        if let error = headProblem(of: response) {
+        if let error = headProblem(head) {
             attemptFailed(transfer, error: error, response: response)
             return .ignore
         }
@@ -64,32 +66,13 @@ extension AnyConnectionRequest {
     }
 
     /// Why a response head cannot be accepted: a header block over the limit, or framing that cannot be trusted.
-    private func headProblem(of response: HTTPURLResponse) -> ConnectionError? {
+    private func headProblem(_ head: ResponseHead) -> ConnectionError? {
         let headerLimit = maximumResponseHeaderSize
-        if Self.headerSize(of: response) > headerLimit {
+        if head.size > headerLimit {
             return ConnectionError(.responseTooLarge(limit: Int64(headerLimit)))
         }
-        guard let problem = ResponseFraming.problem(in: response) else { return nil }
+        guard let problem = ResponseFraming.problem(contentLength: head.contentLength) else { return nil }
         return ConnectionError(.transport(URLError(.badServerResponse, userInfo: [NSLocalizedDescriptionKey: problem])))
-    }
-
-    /// The declared body length, unless the body is decoded on the way (its Content-Length is then
-    /// the compressed size) or undeclared.
-    static func expectedBodyLength(of response: HTTPURLResponse) -> Int64? {
-        guard response.expectedContentLength >= 0 else { return nil }
-        if let encoding = response.value(forHTTPHeaderField: "Content-Encoding"),
-            encoding.lowercased() != "identity"
-        {
-            return nil
-        }
-        return response.expectedContentLength
-    }
-
-    /// The size of the response's header block as parsed: name, value and 4 bytes (`: ` and CRLF) per field.
-    static func headerSize(of response: HTTPURLResponse) -> Int {
-        response.allHeaderFields.reduce(0) { total, field in
-            total + "\(field.key)".utf8.count + "\(field.value)".utf8.count + 4
-        }
     }
 
     /// Counts bytes and reports progress at most every `interval` per direction. `bytes` adds to

@@ -35,6 +35,7 @@ enum RequestChecks {
         }
         // The request enforces it with its own idle timer; a transport may keep one of its own as a
         // backstop, but must let this one fire first.
-        request.timeoutInterval = timeoutInterval
+        // Set only when it differs: every change to a `URLRequest` copies its whole Foundation object.
+        if request.timeoutInterval != timeoutInterval { request.timeoutInterval = timeoutInterval }
     }
 }

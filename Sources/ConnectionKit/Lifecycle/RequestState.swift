@@ -25,6 +25,8 @@ struct RequestState {
     /// The request the current attempt started with (before redirects): what a retry sends again.
     var attemptRequest: URLRequest?
     var urlResponse: HTTPURLResponse?
+    /// `urlResponse`'s header fields as the transport read them (``ResponseHead/fields``).
+    var responseHeaderFields: [String: String] = [:]
     var dateStarted: Date?
     var dateFinished: Date?
     var redactedURL: String?
@@ -57,6 +59,7 @@ struct RequestState {
     mutating func beginRun() {
         identifier = UUID()
         (urlResponse, sentRequest, sentMethod, attemptRequest, redactedURL) = (nil, nil, nil, nil, nil)
+        responseHeaderFields = [:]
         attemptMetrics = []
         dateStarted = Date()
         dateFinished = nil

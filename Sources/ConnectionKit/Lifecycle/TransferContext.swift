@@ -31,8 +31,9 @@ final class TransferContext: TransferReceiver, @unchecked Sendable {
         request.transferDidCollect(metrics: metrics, transfer: transfer)
     }
 
-    func transferDidReceive(response: HTTPURLResponse) {
-        let choice = request.transferDidReceive(response: response, transfer: transfer, fileTarget: fileTarget)
+    func transferDidReceive(response: HTTPURLResponse, head: ResponseHead) {
+        let choice = request.transferDidReceive(
+            response: response, head: head, transfer: transfer, fileTarget: fileTarget)
         do {
             let newSink: any BodySink
             switch choice {

@@ -11,19 +11,24 @@ import Foundation
 /// picks one and carries on; ConnectionKit refuses the response. Repeats of one value are accepted, as the
 /// RFC allows.
 enum ResponseFraming {
-    /// Why `response` cannot be trusted, or `nil`.
-    static func problem(in response: HTTPURLResponse) -> String? {
+    /// Why a response whose `Content-Length` field reads `declared` cannot be trusted, or `nil`.
+    static func problem(contentLength declared: String?) -> String? {
         // URLSession joins repeated fields with ", "; other transports may too.
-        guard let declared = response.value(forHTTPHeaderField: "Content-Length") else { return nil }
-        let values = declared.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
-        guard let first = values.first, values.allSatisfy({ !$0.isEmpty && $0.utf8.allSatisfy(isDigit) }) else {
+        guard let declared else { return nil }
+        // Cut byte by byte: `trimmingCharacters(in:)` goes through NSString on Linux, on every response.
+        let values = declared.utf8.split(separator: UInt8(ascii: ",")).map {
+            $0.drop(while: isBlank).reversed().drop(while: isBlank)
+        }
+        guard let first = values.first, values.allSatisfy({ !$0.isEmpty && $0.allSatisfy(isDigit) }) else {
             return "the response's Content-Length is not a number (RFC 9112 §6.3)"
         }
-        guard values.allSatisfy({ $0 == first }) else {
+        guard values.allSatisfy({ $0.elementsEqual(first) }) else {
             return "the response has conflicting Content-Length values (RFC 9112 §6.3)"
         }
         return nil
     }
+
+    private static func isBlank(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 }
 
     private static func isDigit(_ byte: UInt8) -> Bool { (0x30...0x39).contains(byte) }
 }

@@ -52,7 +52,8 @@ extension Transport {
 /// The events of one transfer, delivered serially, never after `transferDidComplete` or after
 /// the transfer's handle was cancelled.
 protocol TransferReceiver: AnyObject, Sendable {
-    func transferDidReceive(response: HTTPURLResponse)
+    /// A response arrived; `head` holds its header fields (the transport reads them once, for every reader).
+    func transferDidReceive(response: HTTPURLResponse, head: ResponseHead)
     func transferDidReceive(data: Data)
     func transferDidSend(totalBytes: Int64, expectedBytes: Int64)
     /// `response` is the final response, if any arrived; `error` is nil on success.

@@ -56,7 +56,7 @@ import Testing
             self.onChunk = onChunk
         }
 
-        func transferDidReceive(response: HTTPURLResponse) {
+        func transferDidReceive(response: HTTPURLResponse, head: ResponseHead) {
             state.withLock { $0.status = response.statusCode }
         }
 

@@ -21,7 +21,8 @@ enum HistoryRecordBuilder {
         var method: String?
         var redactedURL: String?
         var sentHeaders: [String: String]
-        var response: HTTPURLResponse?
+        var statusCode: Int?
+        var receivedHeaders: [String: String]
         var dateStarted: Date?
         var dateFinished: Date?
         var attempts: Int
@@ -42,7 +43,8 @@ enum HistoryRecordBuilder {
             Copied(
                 identifier: state.identifier, method: state.sentMethod, redactedURL: state.redactedURL,
                 sentHeaders: withDetails ? (state.sentRequest?.allHTTPHeaderFields ?? [:]) : [:],
-                response: state.urlResponse, dateStarted: state.dateStarted, dateFinished: state.dateFinished,
+                statusCode: state.urlResponse?.statusCode, receivedHeaders: state.responseHeaderFields,
+                dateStarted: state.dateStarted, dateFinished: state.dateFinished,
                 attempts: state.attempt, bytesSent: state.upload.completed, bytesReceived: state.download.completed,
                 metrics: withDetails ? state.attemptMetrics : [],
                 preview: debugRun?.preview, secrets: debugRun?.secrets ?? [])
@@ -52,7 +54,7 @@ enum HistoryRecordBuilder {
             identifier: copied.identifier, typeName: request.typeName,
             method: copied.method ?? request.httpMethod.rawValue,
             redactedURL: copied.redactedURL.map { capped($0, urlLimit) }, outcome: .finished,
-            statusCode: copied.response?.statusCode, errorKind: nil, errorMessage: nil,
+            statusCode: copied.statusCode, errorKind: nil, errorMessage: nil,
             attempts: copied.attempts, dateStarted: copied.dateStarted ?? finished, dateFinished: finished,
             requestHeaderFields: [], responseHeaderFields: [], requestBodySize: copied.bytesSent,
             responseBodySize: copied.bytesReceived, metrics: Array(copied.metrics.suffix(metricsLimit)),
@@ -73,13 +75,7 @@ enum HistoryRecordBuilder {
         // Hooks are user code: read outside the request's lock.
         let secretHeaders = request.secretHeaderFields
         record.requestHeaderFields = fields(copied.sentHeaders, secretHeaderFields: secretHeaders)
-        if let response = copied.response {
-            var received: [String: String] = [:]
-            for (name, value) in response.allHeaderFields {
-                received[String(describing: name)] = String(describing: value)
-            }
-            record.responseHeaderFields = fields(received, secretHeaderFields: secretHeaders)
-        }
+        record.responseHeaderFields = fields(copied.receivedHeaders, secretHeaderFields: secretHeaders)
         if let preview = copied.preview {
             record.responseBodyPreview = DebugOutput.bodyLine(
                 preview.bytes, totalCount: preview.totalCount, secrets: copied.secrets)

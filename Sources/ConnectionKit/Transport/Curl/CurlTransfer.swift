@@ -229,8 +229,8 @@
         }
 
         private func deliverResponse() {
-            var headerFields: [String: String] = [:]
-            var spelling: [String: String] = [:]
+            var headerFields = [String: String](minimumCapacity: fields.count)
+            var spelling = [String: String](minimumCapacity: fields.count)
             for field in fields {
                 let lower = field.name.lowercased()
                 let key = spelling[lower, default: field.name]
@@ -243,7 +243,8 @@
                     url: url, statusCode: status, httpVersion: httpVersion, headerFields: headerFields)
             else { return }
             self.response = response
-            deliver { $0.transferDidReceive(response: response) }
+            let head = ResponseHead(fields: headerFields)
+            deliver { $0.transferDidReceive(response: response, head: head) }
         }
 
         fileprivate func readBody(into buffer: UnsafeMutablePointer<CChar>, capacity: Int) -> Int {

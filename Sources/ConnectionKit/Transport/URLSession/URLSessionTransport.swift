@@ -126,7 +126,7 @@ private final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
         completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
     ) {
         if let receiver = receiver(for: dataTask), let response = response as? HTTPURLResponse {
-            receiver.transferDidReceive(response: response)
+            receiver.transferDidReceive(response: response, head: ResponseHead(response))
         }
         completionHandler(.allow)
     }
