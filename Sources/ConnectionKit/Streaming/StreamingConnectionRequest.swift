@@ -69,8 +69,9 @@ open class StreamingConnectionRequest<Element: Sendable>: ConnectionRequest<Int>
 
     /// How many elements may wait between the transport and a consumer that is not keeping up (not yet
     /// handled by ``handleElement(_:)``, or not yet taken from ``elements()``). Beyond it, or beyond
-    /// ``maximumBufferedBytes``, a transport that can pause stops reading; URLSession cannot, so the
-    /// request fails with `ConnectionError.Kind.streamBufferFull(limit:)` rather than growing.
+    /// ``maximumBufferedBytes``, a transport that can pause stops reading (libcurl pauses earlier still,
+    /// once ``StreamLimits/pauseThresholdBytes`` wait); URLSession cannot, so the request fails with
+    /// `ConnectionError.Kind.streamBufferFull(limit:)` rather than growing.
     /// Default: 4096.
     open var maximumBufferedElements: Int { 4096 }
 
@@ -148,24 +149,34 @@ open class StreamingConnectionRequest<Element: Sendable>: ConnectionRequest<Int>
         let weight = bytes / elements.count
         let batch = zip(elements, [weight + bytes % elements.count] + repeatElement(weight, count: elements.count - 1))
             .map { BufferedElement(element: $0, bytes: $1) }
-        // The bound that was exceeded (elements first), or nil.
-        let exceeded: Int? = streaming.withLock { state in
+        let pauseAt = BufferCapacity(
+            elements: capacity.elements, bytes: min(capacity.bytes, StreamLimits.pauseThresholdBytes))
+        // Whether to pause, and the bound that was exceeded if pausing is a must (elements first).
+        let pause: (at: BufferCapacity, exceeded: Int?)? = streaming.withLock { state in
             guard state.run == run else { return nil }
             state.received += elements.count
             state.buffered.elements += elements.count
             state.buffered.bytes += bytes
-            guard state.buffered.exceeds(capacity), !state.paused else { return nil }
-            return state.buffered.elements > capacity.elements ? capacity.elements : capacity.bytes
+            guard !state.paused else { return nil }
+            if state.buffered.exceeds(capacity) {
+                return (capacity, state.buffered.elements > capacity.elements ? capacity.elements : capacity.bytes)
+            }
+            return !state.cannotPause && state.buffered.exceeds(pauseAt) ? (pauseAt, nil) : nil
         }
-        if let exceeded {
+        if let pause {
             let handle = storage.withLock { $0.transfer?.handle }
-            guard let handle, handle.pauseReceiving() else {
+            let paused = handle?.pauseReceiving() ?? false
+            if !paused, let exceeded = pause.exceeded {
                 throw ConnectionError(.streamBufferFull(limit: exceeded))
             }
             streaming.withLock { state in
-                state.paused = true
-                state.pausedHandle = handle
-                state.capacity = capacity
+                if paused {
+                    state.paused = true
+                    state.pausedHandle = handle
+                    state.capacity = pause.at
+                } else if handle != nil {
+                    state.cannotPause = true
+                }
             }
         }
         callbackQueue.async { self.deliver(batch, run: run) }

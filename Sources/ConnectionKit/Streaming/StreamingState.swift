@@ -10,13 +10,15 @@ struct StreamingState<Element: Sendable> {
     var buffered = BufferCapacity(elements: 0, bytes: 0)
     var cancelled = false
     var paused = false
+    /// The transfer refused to pause (URLSession): only the whole bound is kept from now on.
+    var cannotPause = false
     var pausedHandle: (any TransferHandle)?
     var capacity = BufferCapacity(elements: 0, bytes: 0)
     var channel: ElementChannel<Element>?
 
     mutating func beginRun(_ run: RunNumber) {
         self.run = run
-        (received, cancelled, paused, pausedHandle) = (0, false, false, nil)
+        (received, cancelled, paused, cannotPause, pausedHandle) = (0, false, false, false, nil)
         buffered = BufferCapacity(elements: 0, bytes: 0)
     }
 }

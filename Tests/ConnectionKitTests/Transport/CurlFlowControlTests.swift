@@ -141,6 +141,35 @@ import Testing
             #expect(peak.elements > 32, "the consumer never fell behind: the test proves nothing")
         }
 
+        @Test("a slow stream consumer on libcurl pauses the socket once about 1 MiB waits, far below the 16 MiB bound")
+        func slowStreamConsumerPausesEarly() async throws {
+            let server = try TestServer.started()
+            defer { server.stop() }
+            let count = 6000
+            numberedEvents(server, path: "/firehose", count: count)
+            // An element bound that never binds: only bytes count here (6 MB of events in all).
+            let request = FeedOver(try .libcurl(), server.url("/firehose"), bufferLimit: 100_000)
+            #expect(request.maximumBufferedBytes == 16 * 1024 * 1024)
+            let recorder = StreamRecorder(request, queue: DispatchQueue(label: "slow consumer"))
+            let worst = Locked(0)
+            request.elementHandler = { _ in
+                Thread.sleep(forTimeInterval: 0.0005)
+                let waiting = request.streaming.withLock { $0.buffered.bytes }
+                worst.withLock { $0 = max($0, waiting) }
+            }
+            request.start()
+            await recorder.wait(timeout: 60) { !$0.endings.isEmpty }
+            guard case .success(let total)? = recorder.endings.first else {
+                Issue.record("expected the stream to complete, got \(recorder.endings)")
+                return
+            }
+            #expect(total == count)
+            // The threshold, plus the chunk that crossed it (at most 16 KiB) and one event.
+            let peak = worst.withLock { $0 }
+            #expect(peak <= StreamLimits.pauseThresholdBytes + 17 * 1024, "\(peak) bytes waited at once")
+            #expect(peak > StreamLimits.pauseThresholdBytes / 2, "the consumer never fell behind: the test proves nothing")
+        }
+
         @Test("cancelling a stream paused by its consumer ends it exactly once, with nothing after the ending")
         func cancelWhilePaused() async throws {
             let server = try TestServer.started()
