@@ -167,7 +167,8 @@ import Testing
             // The threshold, plus the chunk that crossed it (at most 16 KiB) and one event.
             let peak = worst.withLock { $0 }
             #expect(peak <= StreamLimits.pauseThresholdBytes + 17 * 1024, "\(peak) bytes waited at once")
-            #expect(peak > StreamLimits.pauseThresholdBytes / 2, "the consumer never fell behind: the test proves nothing")
+            #expect(
+                peak > StreamLimits.pauseThresholdBytes / 2, "the consumer never fell behind: the test proves nothing")
         }
 
         @Test("cancelling a stream paused by its consumer ends it exactly once, with nothing after the ending")
