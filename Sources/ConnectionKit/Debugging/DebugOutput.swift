@@ -118,7 +118,7 @@ enum DebugOutput {
         let (preview, secrets) = (printed.preview, printed.secrets)
         let (identifier, response, duration, metrics) = request.storage.withLock { state in
             let duration = state.dateStarted.map { (state.dateFinished ?? Date()).timeIntervalSince($0) } ?? 0
-            return (state.identifier, state.urlResponse, duration, state.attemptMetrics.last)
+            return (state.identifier, state.response, duration, state.attemptMetrics.last)
         }
         let status = response.map { " \($0.statusCode)" } ?? ""
         let seconds = String(format: "%.3f", duration)
@@ -130,11 +130,7 @@ enum DebugOutput {
         }
         if let metrics { lines.append(metricsLine(metrics)) }
         if let response {
-            var headers: [String: String] = [:]
-            for (name, value) in response.allHeaderFields {
-                headers[String(describing: name)] = String(describing: value)
-            }
-            lines += headerLines(headers, secretHeaderFields: request.secretHeaderFields)
+            lines += headerLines(response.head.fields, secretHeaderFields: request.secretHeaderFields)
         }
         if let preview {
             if let savedTo = preview.savedTo { lines.append("saved to \(savedTo.path)") }

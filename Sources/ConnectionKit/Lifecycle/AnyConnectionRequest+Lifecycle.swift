@@ -125,8 +125,7 @@ extension AnyConnectionRequest {
                 state.sentRequest = request
                 state.sentMethod = request.httpMethod ?? "GET"
                 state.redactedURL = redacted
-                state.urlResponse = nil
-                state.responseHeaderFields = [:]
+                state.response = nil
                 state.resetTransferCounters()
             }
             return action

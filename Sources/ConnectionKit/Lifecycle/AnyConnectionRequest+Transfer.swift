@@ -7,18 +7,19 @@ import Foundation
 extension AnyConnectionRequest {
     // MARK: - Transfer events (from TransferContext)
 
-    /// A response arrived: records it and says where its body goes.
-    func transferDidReceive(
-        response: HTTPURLResponse, head: ResponseHead, transfer: TransferNumber, fileTarget: FileTarget?
-    ) -> SinkChoice {
+    /// A response arrived: records it and says where its body goes. Runs on the transport's thread, so the
+    /// `HTTPURLResponse` is built here only when the body goes to a file or a stream (``TransportResponse``).
+    func transferDidReceive(response: TransportResponse, transfer: TransferNumber, fileTarget: FileTarget?)
+        -> SinkChoice
+    {
         let isRedirect = followsRedirects && RedirectRule.isRedirect(response)
         let limit = maximumResponseBodySize
-        let expected = head.expectedBodyLength(of: response)
-        let placement = isRedirect ? .notSaved : (fileTarget?.placement(for: response) ?? .notSaved)
+        let expected = response.head.expectedBodyLength
+        let foundation = (fileTarget != nil && !isRedirect) || isStreaming ? response.httpResponse : nil
+        let placement = foundation.flatMap { fileTarget?.placement(for: $0) } ?? .notSaved
         let current: Bool = storage.withLock { state in
             guard case .proceed = state.lifecycle.handle(.response(transfer)) else { return false }
-            state.urlResponse = response
-            state.responseHeaderFields = head.fields
+            state.response = response
             state.noteResponseStarted(at: Date())
             state.lastActivity = .now()
             state.download.expected = expected
@@ -30,26 +31,16 @@ extension AnyConnectionRequest {
             return true
         }
         guard current else { return .ignore }
-        if let error = headProblem(head) {
-            attemptFailed(transfer, error: error, response: response)
+        if let error = headProblem(response.head) {
+            attemptFailed(transfer, error: error, response: response.httpResponse)
             return .ignore
         }
         if isRedirect { return .discard }
-        if let fileTarget {
-            switch placement {
-            case .fresh:
-                return .file(fileTarget, appendingAt: nil, validator: PartialFile.validator(of: response))
-            case .append(let offset, _):
-                return .file(fileTarget, appendingAt: offset, validator: fileTarget.resumePoint?.validator)
-            case .restart:
-                restartWithoutRange(transfer, fileTarget: fileTarget)
-                return .ignore
-            case .notSaved:
-                break
-            }
+        if let fileTarget, let foundation, let choice = fileChoice(placement, fileTarget, foundation, transfer) {
+            return choice
         }
         do {
-            if let sink = try streamSink(for: response, run: transfer.run) { return .stream(sink) }
+            if let foundation, let sink = try streamSink(for: foundation, run: transfer.run) { return .stream(sink) }
         } catch {
             // The answer is not a stream this request can read (an event stream answered with 204 or
             // another content type): not retried, whatever the policy.
@@ -59,10 +50,29 @@ extension AnyConnectionRequest {
             return .ignore
         }
         if let expected, expected > limit {
-            attemptFailed(transfer, error: ConnectionError(.responseTooLarge(limit: limit)), response: response)
+            let error = ConnectionError(.responseTooLarge(limit: limit))
+            attemptFailed(transfer, error: error, response: response.httpResponse)
             return .ignore
         }
         return .memory(limit: limit, expected: expected)
+    }
+
+    /// Where the body of `response` goes when the request saves to `fileTarget`; `nil` when it is not saved.
+    private func fileChoice(
+        _ placement: FileTarget.Placement, _ fileTarget: FileTarget, _ response: HTTPURLResponse,
+        _ transfer: TransferNumber
+    ) -> SinkChoice? {
+        switch placement {
+        case .fresh:
+            return .file(fileTarget, appendingAt: nil, validator: PartialFile.validator(of: response))
+        case .append(let offset, _):
+            return .file(fileTarget, appendingAt: offset, validator: fileTarget.resumePoint?.validator)
+        case .restart:
+            restartWithoutRange(transfer, fileTarget: fileTarget)
+            return .ignore
+        case .notSaved:
+            return nil
+        }
     }
 
     /// Why a response head cannot be accepted: a header block over the limit, or framing that cannot be trusted.

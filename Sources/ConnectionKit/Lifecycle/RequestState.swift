@@ -24,9 +24,8 @@ struct RequestState {
     var sentMethod: String?
     /// The request the current attempt started with (before redirects): what a retry sends again.
     var attemptRequest: URLRequest?
-    var urlResponse: HTTPURLResponse?
-    /// `urlResponse`'s header fields as the transport read them (``ResponseHead/fields``).
-    var responseHeaderFields: [String: String] = [:]
+    /// The response of the current transfer, as the transport handed it over.
+    var response: TransportResponse?
     var dateStarted: Date?
     var dateFinished: Date?
     var redactedURL: String?
@@ -58,8 +57,7 @@ struct RequestState {
     /// Forgets what the last run left, for the run that starts now.
     mutating func beginRun() {
         identifier = UUID()
-        (urlResponse, sentRequest, sentMethod, attemptRequest, redactedURL) = (nil, nil, nil, nil, nil)
-        responseHeaderFields = [:]
+        (response, sentRequest, sentMethod, attemptRequest, redactedURL) = (nil, nil, nil, nil, nil)
         attemptMetrics = []
         dateStarted = Date()
         dateFinished = nil

@@ -31,9 +31,8 @@ final class TransferContext: TransferReceiver, @unchecked Sendable {
         request.transferDidCollect(metrics: metrics, transfer: transfer)
     }
 
-    func transferDidReceive(response: HTTPURLResponse, head: ResponseHead) {
-        let choice = request.transferDidReceive(
-            response: response, head: head, transfer: transfer, fileTarget: fileTarget)
+    func transferDidReceive(response: TransportResponse) {
+        let choice = request.transferDidReceive(response: response, transfer: transfer, fileTarget: fileTarget)
         do {
             let newSink: any BodySink
             switch choice {
@@ -55,7 +54,7 @@ final class TransferContext: TransferReceiver, @unchecked Sendable {
             previous?.discard()
             if abandoned { newSink.discard() }
         } catch {
-            fail(request.contextualize(error, as: { .fileSystem(underlying: $0) }), response: response)
+            fail(request.contextualize(error, as: { .fileSystem(underlying: $0) }), response: response.httpResponse)
         }
     }
 
@@ -75,7 +74,7 @@ final class TransferContext: TransferReceiver, @unchecked Sendable {
             .upload, bytes: nil, total: (totalBytes, expectedBytes), transfer: transfer, interval: progressInterval)
     }
 
-    func transferDidComplete(response: HTTPURLResponse?, error: (any Error)?) {
+    func transferDidComplete(response: TransportResponse?, error: (any Error)?) {
         let body = slot.withLock { slot in
             defer { slot.sink = nil }
             return slot.sink
@@ -83,7 +82,9 @@ final class TransferContext: TransferReceiver, @unchecked Sendable {
         let (transfer, request) = (self.transfer, self.request)
         let finishedBody = SendableBox(body)
         ConnectionQueues.processing.async {
-            request.transferDidComplete(transfer, response: response, error: error, sink: finishedBody.value)
+            // The `HTTPURLResponse` is built here, off the transport's thread (``TransportResponse``).
+            request.transferDidComplete(
+                transfer, response: response?.httpResponse, error: error, sink: finishedBody.value)
         }
     }
 

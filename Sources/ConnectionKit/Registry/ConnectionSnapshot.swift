@@ -58,7 +58,7 @@ extension AnyConnectionRequest {
                 bytesReceived: state.download.completed,
                 bytesExpectedToReceive: state.download.expected,
                 attempt: state.attempt,
-                statusCode: state.urlResponse?.statusCode
+                statusCode: state.response?.statusCode
             )
             snapshot.metrics = ConnectionMetrics(attempts: state.attemptMetrics)
             return snapshot

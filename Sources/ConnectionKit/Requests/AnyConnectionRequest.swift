@@ -288,6 +288,9 @@ open class AnyConnectionRequest: @unchecked Sendable, CustomDebugStringConvertib
         nil
     }
 
+    /// Whether ``streamSink(for:run:)`` may return a sink: the request streams its body.
+    var isStreaming: Bool { false }
+
     /// The number of elements the current (or last) run received, for snapshots; `nil` when the
     /// request does not stream.
     var streamedElementCount: Int? { nil }
@@ -328,7 +331,7 @@ open class AnyConnectionRequest: @unchecked Sendable, CustomDebugStringConvertib
     public var identifier: UUID { storage.withLock { $0.identifier } }
 
     /// The last response of the current or last run (after redirects), if one arrived.
-    public var urlResponse: HTTPURLResponse? { storage.withLock { $0.urlResponse } }
+    public var urlResponse: HTTPURLResponse? { storage.withLock { $0.response }?.httpResponse }
 
     /// When the current or last run started.
     public var dateStarted: Date? { storage.withLock { $0.dateStarted } }

@@ -14,6 +14,11 @@ enum RedirectRule {
         statuses.contains(response.statusCode) && response.value(forHTTPHeaderField: "Location") != nil
     }
 
+    /// The same test on a response as a transport hands it over (without building its `HTTPURLResponse`).
+    static func isRedirect(_ response: TransportResponse) -> Bool {
+        statuses.contains(response.statusCode) && response.head.hasLocation
+    }
+
     /// The request for the next hop, or `nil` when the `Location` is unusable. Crossing to another origin
     /// drops every secret header: `Authorization`, `Proxy-Authorization`, `Cookie` and `secretHeaderFields`.
     static func nextRequest(

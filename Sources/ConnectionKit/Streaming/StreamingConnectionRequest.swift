@@ -110,6 +110,8 @@ open class StreamingConnectionRequest<Element: Sendable>: ConnectionRequest<Int>
 
     override var streamedElementCount: Int? { elementCount }
 
+    override var isStreaming: Bool { true }
+
     override func streamSink(for response: HTTPURLResponse, run: RunNumber) throws -> (any BodySink)? {
         // A non-2xx body is kept whole for `validate(_:data:)`.
         guard (200..<300).contains(response.statusCode) else { return nil }

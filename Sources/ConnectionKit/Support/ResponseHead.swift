@@ -20,6 +20,8 @@ struct ResponseHead: Sendable {
     private(set) var contentLength: String?
     /// The `Content-Encoding` field.
     private(set) var contentEncoding: String?
+    /// Whether there is a `Location` field.
+    private(set) var hasLocation = false
 
     /// The head of fields a transport joined itself.
     init(fields: [String: String]) {
@@ -30,6 +32,8 @@ struct ResponseHead: Sendable {
                 contentLength = value
             } else if Self.name(name, is: "content-encoding") {
                 contentEncoding = value
+            } else if Self.name(name, is: "location") {
+                hasLocation = true
             }
         }
     }
@@ -43,12 +47,12 @@ struct ResponseHead: Sendable {
         self.init(fields: fields)
     }
 
-    /// The declared body length, unless the body is decoded on the way (its Content-Length is then the
-    /// compressed size) or undeclared.
-    func expectedBodyLength(of response: HTTPURLResponse) -> Int64? {
-        guard response.expectedContentLength >= 0 else { return nil }
+    /// The declared body length (as `HTTPURLResponse.expectedContentLength` reads it), unless the body is
+    /// decoded on the way (its Content-Length is then the compressed size) or undeclared.
+    var expectedBodyLength: Int64? {
+        guard let contentLength, let length = Int64(contentLength), length >= 0 else { return nil }
         if let contentEncoding, !Self.name(contentEncoding, is: "identity") { return nil }
-        return response.expectedContentLength
+        return length
     }
 
     /// Whether `name` is `lowercase` (ASCII, lower case) in any case.

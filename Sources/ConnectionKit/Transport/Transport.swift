@@ -52,12 +52,12 @@ extension Transport {
 /// The events of one transfer, delivered serially, never after `transferDidComplete` or after
 /// the transfer's handle was cancelled.
 protocol TransferReceiver: AnyObject, Sendable {
-    /// A response arrived; `head` holds its header fields (the transport reads them once, for every reader).
-    func transferDidReceive(response: HTTPURLResponse, head: ResponseHead)
+    /// A response arrived: its status and header fields, its `HTTPURLResponse` built on first use.
+    func transferDidReceive(response: TransportResponse)
     func transferDidReceive(data: Data)
     func transferDidSend(totalBytes: Int64, expectedBytes: Int64)
     /// `response` is the final response, if any arrived; `error` is nil on success.
-    func transferDidComplete(response: HTTPURLResponse?, error: (any Error)?)
+    func transferDidComplete(response: TransportResponse?, error: (any Error)?)
     /// The transport's connection-level timings, where it reports them (before `transferDidComplete`).
     func transferDidCollect(metrics: TransferMetrics)
 }

@@ -56,7 +56,7 @@ import Testing
             self.onChunk = onChunk
         }
 
-        func transferDidReceive(response: HTTPURLResponse, head: ResponseHead) {
+        func transferDidReceive(response: TransportResponse) {
             state.withLock { $0.status = response.statusCode }
         }
 
@@ -75,7 +75,7 @@ import Testing
 
         func transferDidCollect(metrics: TransferMetrics) {}
 
-        func transferDidComplete(response: HTTPURLResponse?, error: (any Error)?) {
+        func transferDidComplete(response: TransportResponse?, error: (any Error)?) {
             state.withLock { $0.completions.append(error) }
             ended.withLock { $0 }.forEach { $0() }
         }

@@ -43,7 +43,7 @@ enum HistoryRecordBuilder {
             Copied(
                 identifier: state.identifier, method: state.sentMethod, redactedURL: state.redactedURL,
                 sentHeaders: withDetails ? (state.sentRequest?.allHTTPHeaderFields ?? [:]) : [:],
-                statusCode: state.urlResponse?.statusCode, receivedHeaders: state.responseHeaderFields,
+                statusCode: state.response?.statusCode, receivedHeaders: state.response?.head.fields ?? [:],
                 dateStarted: state.dateStarted, dateFinished: state.dateFinished,
                 attempts: state.attempt, bytesSent: state.upload.completed, bytesReceived: state.download.completed,
                 metrics: withDetails ? state.attemptMetrics : [],

@@ -50,7 +50,7 @@
         private var fields: [(name: String, value: String)] = []
         private var inHeaderBlock = false
         /// Set once the blank line that ends a final (non-1xx) header block arrived: only then is there a response.
-        private var response: HTTPURLResponse?
+        private var response: TransportResponse?
 
         init(
             request: URLRequest, bodyFile: URL?, receiver: any TransferReceiver, transport: CurlTransport,
@@ -237,14 +237,11 @@
                 spelling[lower] = key
                 headerFields[key] = headerFields[key].map { "\($0), \(field.value)" } ?? field.value
             }
-            guard
-                let url = request.url,
-                let response = HTTPURLResponse(
-                    url: url, statusCode: status, httpVersion: httpVersion, headerFields: headerFields)
-            else { return }
+            guard let url = request.url else { return }
+            let response = TransportResponse(
+                url: url, statusCode: status, httpVersion: httpVersion, head: ResponseHead(fields: headerFields))
             self.response = response
-            let head = ResponseHead(fields: headerFields)
-            deliver { $0.transferDidReceive(response: response, head: head) }
+            deliver { $0.transferDidReceive(response: response) }
         }
 
         fileprivate func readBody(into buffer: UnsafeMutablePointer<CChar>, capacity: Int) -> Int {
@@ -342,7 +339,7 @@
         }
 
         /// The one completion (after any queued body), then the handle is freed.
-        private func complete(response: HTTPURLResponse?, error: (any Error)?) {
+        private func complete(response: TransportResponse?, error: (any Error)?) {
             let outcome = SendableBox(error)
             deliver { $0.transferDidComplete(response: response, error: outcome.value) }
             release()

@@ -126,7 +126,7 @@ private final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
         completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
     ) {
         if let receiver = receiver(for: dataTask), let response = response as? HTTPURLResponse {
-            receiver.transferDidReceive(response: response, head: ResponseHead(response))
+            receiver.transferDidReceive(response: TransportResponse(response))
         }
         completionHandler(.allow)
     }
@@ -150,7 +150,7 @@ private final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         let route = routes.withLock { $0.removeValue(forKey: task.taskIdentifier) }
         guard let route else { return }
-        let response = task.response as? HTTPURLResponse
+        let response = (task.response as? HTTPURLResponse).map(TransportResponse.init)
         if route.cancelledChallenge, let response, (error as? URLError)?.code == .cancelled {
             // We cancelled the challenge ourselves: what the caller gets is the 401 (its body is lost).
             route.receiver.transferDidComplete(response: response, error: nil)
