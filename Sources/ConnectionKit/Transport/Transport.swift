@@ -14,6 +14,8 @@ import Foundation
 ///   3xx or a 401 is delivered as a response), no cookies, no cache.
 /// - It decodes the body (`Content-Encoding`) and delivers headers as received; the request counts
 ///   the decoded bytes and ignores `Content-Length` when the body was encoded.
+/// - It hands the response over as a ``TransportResponse``: the status and the header fields, read once;
+///   the `HTTPURLResponse` is built from them on first use, off the transport's thread when it can be.
 /// - It does not time out a quiet transfer: the request enforces `timeoutInterval`
 ///   (`URLRequest.timeoutInterval` carries it). A transport's own timer, if it has one, is pushed past it.
 /// - It maps its own failures to `URLError` codes (or a `ConnectionError` for a size limit), so that
