@@ -222,9 +222,11 @@ struct ErrorTests {
 
     @Test("connection refused is a transport error")
     func connectionRefused() async throws {
-        let server = try TestServer.started()
-        let url = server.url("/gone")
-        server.stop()
+        // A port bound and never listened on refuses connections, and no parallel test's server can take it
+        // (a stopped server's port could be, and then answered 404).
+        let refusing = try LoopbackPort(reusable: false)
+        defer { refusing.release() }
+        let url = try #require(URL(string: "http://127.0.0.1:\(refusing.port)/gone"))
         let request = FetchData(url)
         let error = try await Endings(request).connectionErrorAfterStart(request)
         guard case .transport(let urlError) = error.kind else {

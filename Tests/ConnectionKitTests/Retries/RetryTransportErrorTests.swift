@@ -50,9 +50,10 @@ import Testing
     }
 
     @Test func refusedConnectionsAreRetried() throws {
-        let server = try TestServer.started()
-        let url = server.url("/gone")
-        server.stop()
+        // Bound and never listened on: refused, and never taken by a parallel test's server.
+        let refusing = try LoopbackPort(reusable: false)
+        defer { refusing.release() }
+        let url = try #require(URL(string: "http://127.0.0.1:\(refusing.port)/gone"))
         let request = RetryingRequest(url, policy: testPolicy(attempts: 3, backoff: 0.1))
         let started = Date()
         let ending = run(request)
