@@ -120,7 +120,7 @@ enum CancelLatency: Benchmark {
             request.start()
             cancel = { request.cancel() }
         }
-        defer { removeLeftovers(in: folders, before: before, destination: destination, variant: variant) }
+        defer { removeLeftovers(in: folders, before: before, variant: variant) }
         guard observation.reached.wait(timeout: .now() + 120) == .success else {
             cancel()
             _ = observation.done.wait(timeout: .now() + 60)
@@ -173,7 +173,7 @@ enum CancelLatency: Benchmark {
     /// Files the cancelled transfer left in the downloads or temporary folder: reported (URLSession's
     /// download task is known to leave its temporary file on Linux; ConnectionKit must leave nothing)
     /// and removed, so that the disk does not fill up over the rounds.
-    private static func removeLeftovers(in folders: [URL], before: Set<URL>, destination: URL, variant: Variant) {
+    private static func removeLeftovers(in folders: [URL], before: Set<URL>, variant: Variant) {
         let left = Set(folders.flatMap(entries)).subtracting(before)
         guard !left.isEmpty else { return }
         let sizes = left.map { "\($0.lastPathComponent) (\(size($0) >> 20) MiB)" }
