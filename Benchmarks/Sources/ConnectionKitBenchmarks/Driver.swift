@@ -64,10 +64,17 @@ enum Driver {
         let systemSeconds: Double
         let contextSwitches: Int
         let count: Int
+        /// Each request's latency, from its fetch being called to its completion, in completion order.
+        let latencies: [Double]
         var requestsPerSecond: Double { Double(count) / wallSeconds }
         var cpuMicrosecondsPerRequest: Double { cpuSeconds / Double(count) * 1e6 }
         var systemMicrosecondsPerRequest: Double { systemSeconds / Double(count) * 1e6 }
         var contextSwitchesPerRequest: Double { Double(contextSwitches) / Double(count) }
+
+        /// The latency that `fraction` of the requests did not exceed, in milliseconds (nearest rank).
+        func latencyMilliseconds(percentile fraction: Double) -> Double? {
+            Row.percentile(latencies, fraction).map { $0 * 1000 }
+        }
     }
 
     /// Fetches `url` `count` times with at most `window` requests in flight: each completion starts the
@@ -77,8 +84,12 @@ enum Driver {
             var started = 0
             var finished = 0
             var failure: (any Error)?
+            var latencies: [Double] = []
         }
-        let progress = Locked(Progress())
+        var initial = Progress()
+        // Reserved up front so that recording a latency never reallocates inside the measurement.
+        initial.latencies.reserveCapacity(count)
+        let progress = Locked(initial)
         let allDone = DispatchSemaphore(value: 0)
 
         // A recursive local closure cannot be @Sendable; a small box holds the launcher instead.
@@ -94,9 +105,12 @@ enum Driver {
                 return true
             }
             guard mayStart else { return }
+            let started = now()
             fetch(url) { result in
+                let ended = now()
                 let (finishedAll, failed) = progress.withLock { state -> (Bool, Bool) in
                     state.finished += 1
+                    state.latencies.append(ended - started)
                     if case .failure(let error) = result, state.failure == nil { state.failure = error }
                     return (state.finished == count, state.failure != nil)
                 }
@@ -120,7 +134,7 @@ enum Driver {
             wallSeconds: now() - wallStart,
             cpuSeconds: (cpuEnd.user + cpuEnd.system) - (cpuStart.user + cpuStart.system),
             systemSeconds: cpuEnd.system - cpuStart.system, contextSwitches: contextSwitches() - switchesStart,
-            count: count)
+            count: count, latencies: progress.withLock { $0.latencies })
         if let failure = progress.withLock({ $0.failure }) {
             throw BenchmarkError("a request to \(url.path) failed: \(failure)")
         }

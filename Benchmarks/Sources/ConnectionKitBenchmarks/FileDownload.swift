@@ -11,7 +11,8 @@ import Foundation
 ///
 /// Raw: `downloadTask(with:completionHandler:)`, then the file is moved to the destination (on Linux
 /// URLSession leaves it in `$TMPDIR`, which `run.sh` points into the work directory so this is a rename).
-/// ConnectionKit: `DownloadRequest(from:to:)`.
+/// ConnectionKit: `DownloadRequest(from:to:)`. Reference: the `curl` CLI saving the same file into the
+/// downloads folder (`curl -s -o <file> <url>`), after each round's last variant.
 enum FileDownload: Benchmark {
     static let name = "file"
 
@@ -25,10 +26,15 @@ enum FileDownload: Benchmark {
 
     static func run(_ options: Options) throws -> [Row] {
         var results: [Variant: [ChildResult]] = [:]
+        var curlCLI: [Double] = []
         let rounds = min(options.rounds, 3)
         _ = try Driver.alternate(rounds: rounds, warmUp: false) { variant in
             let result = try spawnChild(variant, options)
             results[variant, default: []].append(result)
+            // The curl CLI takes its turn after the last variant, so that it alternates with them too.
+            if variant == Variant.measured.last, let speed = try ReferenceTools.download(options) {
+                curlCLI.append(speed)
+            }
             return result.seconds
         }
         let raw = results[.raw] ?? []
@@ -38,11 +44,12 @@ enum FileDownload: Benchmark {
             "\(options.bigFileLabel) saved to file", unit: "MB/s", raw: raw.map(\.megabytesPerSecond),
             connectionKit: kit.map(\.megabytesPerSecond), goal: .ratioAtLeast(0.95))
         speed.libcurl = curl.map(\.megabytesPerSecond)
+        speed.curl = Row.median(curlCLI)
         var memory = Row(
             "\(options.bigFileLabel) saved to file: peak RSS", unit: "MiB", raw: raw.map(\.peakMiB),
             connectionKit: kit.map(\.peakMiB), goal: .connectionKitBelow(64))
         (memory.libcurl, memory.libcurlGoal) = (curl.map(\.peakMiB), .connectionKitBelow(64))
-        return [speed, memory]
+        return [speed, ReferenceTools.overCurl(speed, label: "\(options.bigFileLabel) saved", goal: 0.9), memory]
     }
 
     static func spawnChild(_ variant: Variant, _ options: Options, subcommand: String = "child-download") throws

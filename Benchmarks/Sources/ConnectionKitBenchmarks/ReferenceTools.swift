@@ -1,8 +1,9 @@
 import Foundation
 
 /// The machine's ceiling for the small-GET rows: the same requests with `curl` (one process, keep-alive,
-/// `--parallel` for the windows) and `wrk` (fixed duration, one connection per request in flight).
-/// They run as subprocesses; a missing tool leaves its cell empty.
+/// `--parallel` for the windows) and `wrk` (fixed duration, one connection per request in flight); and
+/// for the large file, `curl` saving it to a file. They run as subprocesses; a missing tool leaves its
+/// cell empty.
 enum ReferenceTools {
     /// Median requests per second over `rounds` runs of each tool, `window` requests in flight.
     static func measure(window: Int, count: Int, _ options: Options) throws -> (curl: Double?, wrk: Double?) {
@@ -27,6 +28,37 @@ enum ReferenceTools {
             }
         }
         return (Row.median(curl), Row.median(wrk))
+    }
+
+    /// MB/s of `curl -s -o <file> <url>` saving the large file into the downloads folder (one round; the
+    /// file is removed afterwards), or `nil` when curl is missing or fails, or the size is wrong.
+    static func download(_ options: Options) throws -> Double? {
+        let url = try options.url(ServedFiles.big).absoluteString
+        let destination = options.downloadsDirectory.appendingPathComponent("big-curl-cli.bin")
+        try? FileManager.default.removeItem(at: destination)
+        defer { try? FileManager.default.removeItem(at: destination) }
+        let start = Driver.now()
+        guard (try? run(["curl", "--silent", "--fail", "--output", destination.path, url])) != nil else { return nil }
+        let seconds = Driver.now() - start
+        let bytes = (try? FileManager.default.attributesOfItem(atPath: destination.path)[.size] as? Int64) ?? nil
+        guard bytes == options.bigFileBytes else {
+            throw BenchmarkError("curl saved \(bytes ?? 0) bytes, expected \(options.bigFileBytes)")
+        }
+        return Double(options.bigFileBytes) / 1e6 / seconds
+    }
+
+    /// A row under `row` (a rate with its `curl` cell): each column's median over the curl CLI's, the
+    /// libcurl column held to at least `goal`. Empty cells when curl did not run.
+    static func overCurl(_ row: Row, label: String, goal: Double) -> Row {
+        func share(_ median: Double?) -> [Double] {
+            guard let median, let curl = row.curl, curl > 0 else { return [] }
+            return [median / curl]
+        }
+        var ratio = Row(
+            "  / curl CLI, \(label)", unit: "× curl", raw: share(row.rawMedian),
+            connectionKit: share(row.connectionKitMedian), goal: .none)
+        (ratio.libcurl, ratio.libcurlGoal) = (share(row.libcurlMedian), .connectionKitAtLeast(goal))
+        return ratio
     }
 
     /// Runs a tool found on `PATH`; returns its output, or throws when it is missing or fails.

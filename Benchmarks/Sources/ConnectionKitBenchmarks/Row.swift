@@ -10,6 +10,8 @@ struct Row: Sendable {
         case ratioAtMost(Double)
         /// ConnectionKit's own figure below this (peak memory).
         case connectionKitBelow(Double)
+        /// ConnectionKit's own figure at least this (a ratio the row itself computes, e.g. to the curl CLI).
+        case connectionKitAtLeast(Double)
         /// Shown for information only.
         case none
 
@@ -18,6 +20,7 @@ struct Row: Sendable {
             case .ratioAtLeast(let value): return "ratio ≥ \(Table.format(value))"
             case .ratioAtMost(let value): return "ratio ≤ \(Table.format(value))"
             case .connectionKitBelow(let value): return "CK < \(Table.format(value))"
+            case .connectionKitAtLeast(let value): return "CK ≥ \(Table.format(value))"
             case .none: return "-"
             }
         }
@@ -71,8 +74,17 @@ struct Row: Sendable {
         case .ratioAtLeast(let bound): return ratio.map { $0 >= bound ? "yes" : "NO" } ?? "-"
         case .ratioAtMost(let bound): return ratio.map { $0 <= bound ? "yes" : "NO" } ?? "-"
         case .connectionKitBelow(let bound): return median.map { $0 < bound ? "yes" : "NO" } ?? "-"
+        case .connectionKitAtLeast(let bound): return median.map { $0 >= bound ? "yes" : "NO" } ?? "-"
         case .none: return "-"
         }
+    }
+
+    /// The value that `fraction` (0...1) of `values` do not exceed: the nearest-rank percentile.
+    static func percentile(_ values: [Double], _ fraction: Double) -> Double? {
+        guard !values.isEmpty else { return nil }
+        let sorted = values.sorted()
+        let rank = Int((fraction * Double(sorted.count)).rounded(.up))
+        return sorted[min(max(rank, 1), sorted.count) - 1]
     }
 
     static func median(_ values: [Double]) -> Double? {

@@ -37,9 +37,9 @@ enum Table {
         let body = lines.dropFirst().map(render)
         return ([render(header), rule] + body).joined(separator: "\n")
             + "\n\nMedians over alternating rounds (raw, CK URLSession, CK libcurl, raw…): \(rounds) for small "
-            + "requests (after one warm-up each), \(min(rounds, 3)) for the large-file and registry rows. CK/raw and "
-            + "libcurl/raw are ConnectionKit's medians (on URLSession, on libcurl) over raw's. curl and wrk: the same "
-            + "requests, for reference."
+            + "requests (after one warm-up each), \(min(rounds, 3)) for the large-file, cancel and registry rows. CK/raw "
+            + "and libcurl/raw are ConnectionKit's medians (on URLSession, on libcurl) over raw's. curl and wrk: the "
+            + "same requests, for reference; a \"/ curl CLI\" row is each column's median over the curl cell above it."
     }
 
     static func cell(_ value: Double?, ratio: Bool = false) -> String {
