@@ -10,8 +10,8 @@ import Foundation
 /// failure handler has run (from the call). A cancel that does not return quickly stalls whatever thread
 /// made it; one whose handler runs late keeps the app waiting for an ending it asked for.
 ///
-/// Raw: `downloadTask(with:completionHandler:)`, waiting on the task's `countOfBytesReceived`, then
-/// `task.cancel()`. ConnectionKit: `DownloadRequest(from:to:)`, waiting on its progress handler, then
+/// Raw: `downloadTask(with:completionHandler:)`, waiting on the size of the file it writes in `$TMPDIR`
+/// (its `countOfBytesReceived` stays 0 on Linux), then `task.cancel()`. ConnectionKit: `DownloadRequest(from:to:)`, waiting on its progress handler, then
 /// `cancel()`. Each measurement checks that the request ended as cancelled and that nothing it wrote is
 /// left behind (leftovers are reported on stderr and removed).
 enum CancelLatency: Benchmark {
