@@ -13,21 +13,26 @@ enum Redaction {
 
     /// Whether the header `name` is secret, given a class's own secret names.
     static func isSecretHeader(_ name: String, secretHeaderFields: Set<String>) -> Bool {
-        let lowered = name.lowercased()
-        return alwaysSecretHeaders.contains(lowered) || secretHeaderFields.contains { $0.lowercased() == lowered }
+        isSecret(lowered: name.lowercased(), secrets: lowercased(secretHeaderFields))
+    }
+
+    /// Whether the lower-cased header name `lowered` is secret, given a class's own secret names lower-cased.
+    private static func isSecret(lowered: String, secrets: Set<String>) -> Bool {
+        alwaysSecretHeaders.contains(lowered) || secrets.contains(lowered)
+    }
+
+    private static func lowercased(_ names: Set<String>) -> Set<String> {
+        names.isEmpty ? [] : Set(names.map { $0.lowercased() })
     }
 
     /// Headers sorted by name, secret values replaced.
     static func redactedHeaders(_ headers: [String: String], secretHeaderFields: Set<String>) -> [(String, String)] {
         // Each name lower-cased once (not in every comparison of the sort): this runs at the end of every
         // request while the history is on.
-        let secret = secretHeaderFields.isEmpty ? [] : Set(secretHeaderFields.map { $0.lowercased() })
+        let secrets = lowercased(secretHeaderFields)
         return headers.map { (lowered: $0.key.lowercased(), name: $0.key, value: $0.value) }
             .sorted { $0.lowered < $1.lowered }
-            .map { field in
-                let isSecret = alwaysSecretHeaders.contains(field.lowered) || secret.contains(field.lowered)
-                return (field.name, isSecret ? placeholder : field.value)
-            }
+            .map { ($0.name, isSecret(lowered: $0.lowered, secrets: secrets) ? placeholder : $0.value) }
     }
 
     /// The URL as text with a password in it and the values of secret query items replaced. Query items

@@ -5,7 +5,7 @@ import Foundation
 #endif
 
 /// A response's header fields as the transport read them, with what the request side checks when the
-/// response arrives: gathered in one pass, handed over with the `HTTPURLResponse` (``TransferReceiver``).
+/// response arrives: gathered in one pass, handed over inside a ``TransportResponse``.
 ///
 /// On Linux, `HTTPURLResponse.value(forHTTPHeaderField:)` compares the wanted name with every field's name
 /// through `NSString` and `allHeaderFields` converts the whole dictionary on every call: reading the fields

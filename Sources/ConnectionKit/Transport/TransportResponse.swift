@@ -15,25 +15,23 @@ import Foundation
 final class TransportResponse: Sendable {
     let statusCode: Int
     let head: ResponseHead
-    private let url: URL
-    private let httpVersion: String?
+    /// What the `HTTPURLResponse` is built from; `nil` when the transport handed one over.
+    private let parsed: (url: URL, httpVersion: String?)?
     private let built: Locked<HTTPURLResponse?>
 
     /// A response a transport received as an `HTTPURLResponse` (URLSession).
     init(_ response: HTTPURLResponse) {
         statusCode = response.statusCode
         head = ResponseHead(response)
-        url = response.url ?? URL(fileURLWithPath: "/")
-        httpVersion = nil
+        parsed = nil
         built = Locked(response)
     }
 
     /// A response a transport parsed itself, with the fields as it joined them.
     init(url: URL, statusCode: Int, httpVersion: String?, head: ResponseHead) {
-        self.url = url
         self.statusCode = statusCode
-        self.httpVersion = httpVersion
         self.head = head
+        parsed = (url, httpVersion)
         built = Locked(nil)
     }
 
@@ -41,9 +39,9 @@ final class TransportResponse: Sendable {
     /// one (its initialiser is failable; FoundationNetworking's never fails).
     var httpResponse: HTTPURLResponse? {
         built.withLock { built in
-            if let built { return built }
+            guard built == nil, let parsed else { return built }
             built = HTTPURLResponse(
-                url: url, statusCode: statusCode, httpVersion: httpVersion, headerFields: head.fields)
+                url: parsed.url, statusCode: statusCode, httpVersion: parsed.httpVersion, headerFields: head.fields)
             return built
         }
     }

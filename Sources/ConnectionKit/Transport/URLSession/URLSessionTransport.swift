@@ -102,6 +102,8 @@ private final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
         let receiver: any TransferReceiver
         /// Set when a Basic/Digest challenge was cancelled to escape Linux's 401 hang.
         var cancelledChallenge = false
+        /// The response handed to the receiver, handed again with the completion (its head read once).
+        var response: TransportResponse?
     }
 
     private let routes = Locked([Int: Route]())
@@ -125,8 +127,13 @@ private final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
         _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
         completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
     ) {
-        if let receiver = receiver(for: dataTask), let response = response as? HTTPURLResponse {
-            receiver.transferDidReceive(response: TransportResponse(response))
+        if let response = response as? HTTPURLResponse {
+            let received = TransportResponse(response)
+            let receiver = routes.withLock { routes -> (any TransferReceiver)? in
+                routes[dataTask.taskIdentifier]?.response = received
+                return routes[dataTask.taskIdentifier]?.receiver
+            }
+            receiver?.transferDidReceive(response: received)
         }
         completionHandler(.allow)
     }
@@ -150,7 +157,9 @@ private final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         let route = routes.withLock { $0.removeValue(forKey: task.taskIdentifier) }
         guard let route else { return }
-        let response = (task.response as? HTTPURLResponse).map(TransportResponse.init)
+        let response = (task.response as? HTTPURLResponse).map { final in
+            route.response.flatMap { $0.httpResponse === final ? $0 : nil } ?? TransportResponse(final)
+        }
         if route.cancelledChallenge, let response, (error as? URLError)?.code == .cancelled {
             // We cancelled the challenge ourselves: what the caller gets is the 401 (its body is lost).
             route.receiver.transferDidComplete(response: response, error: nil)
