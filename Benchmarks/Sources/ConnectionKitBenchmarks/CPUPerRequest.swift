@@ -1,7 +1,8 @@
 import Foundation
 
 /// CPU time (user + system, all threads, from getrusage) per small GET, 16 in flight: what a layer costs
-/// beyond waiting. The process does nothing else meanwhile, so the difference is the layer's own work.
+/// beyond waiting. The process does nothing else meanwhile, so the difference is the layer's own work. The
+/// curl cell is the `curl` CLI's own CPU per GET (its process alone), libcurl with nothing above it.
 enum CPUPerRequest: Benchmark {
     static let name = "cpu"
 
@@ -20,6 +21,7 @@ enum CPUPerRequest: Benchmark {
             "CPU per 1 KiB GET, 16 in flight", unit: "µs CPU", raw: figures.raw,
             connectionKit: figures.connectionKit, goal: .ratioAtMost(1.10))
         (cpu.libcurl, cpu.libcurlGoal) = (figures.libcurl, .ratioAtMost(0.15))
+        cpu.curl = try ReferenceTools.cpuPerRequest(window: 16, count: count, options)
         // The warm-up's figure is the first of each list: the rounds are the last ones.
         func rounds(_ values: [Variant: [Double]], _ variant: Variant) -> [Double] {
             Array((values[variant] ?? []).suffix(options.rounds))

@@ -31,13 +31,20 @@ enum Driver {
         return usage.ru_nvcsw + usage.ru_nivcsw
     }
 
-    /// User and system CPU seconds this process has used so far (every thread).
-    static func cpuTimes() -> (user: Double, system: Double) {
+    /// User plus system CPU seconds of this process's children that have ended and been waited for.
+    static func childrenCPUSeconds() -> Double {
+        let times = cpuTimes(children: true)
+        return times.user + times.system
+    }
+
+    /// User and system CPU seconds this process has used so far (every thread), or with `children`,
+    /// those of its children that have ended and been waited for.
+    static func cpuTimes(children: Bool = false) -> (user: Double, system: Double) {
         var usage = rusage()
         #if canImport(Glibc)
-            getrusage(RUSAGE_SELF.rawValue, &usage)
+            getrusage(children ? RUSAGE_CHILDREN.rawValue : RUSAGE_SELF.rawValue, &usage)
         #else
-            getrusage(RUSAGE_SELF, &usage)
+            getrusage(children ? RUSAGE_CHILDREN : RUSAGE_SELF, &usage)
         #endif
         let user = Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6
         let system = Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6

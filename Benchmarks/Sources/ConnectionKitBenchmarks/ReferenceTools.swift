@@ -30,6 +30,24 @@ enum ReferenceTools {
         return (Row.median(curl), Row.median(wrk))
     }
 
+    /// Median CPU microseconds (user + system) the `curl` CLI spends per small GET, `window` in flight:
+    /// libcurl's own cost with nothing above it, the floor of any client built on it. `nil` when curl is
+    /// missing or fails.
+    static func cpuPerRequest(window: Int, count: Int, _ options: Options) throws -> Double? {
+        let url = try options.url(ServedFiles.small).absoluteString
+        let arguments = [
+            "curl", "--silent", "--fail", "--output", "/dev/null", "--parallel", "--parallel-max", "\(window)",
+            "\(url)?[1-\(count)]",
+        ]
+        var figures: [Double] = []
+        for _ in 0..<min(options.rounds, 3) {
+            let before = Driver.childrenCPUSeconds()
+            guard (try? run(arguments)) != nil else { return nil }
+            figures.append((Driver.childrenCPUSeconds() - before) / Double(count) * 1e6)
+        }
+        return Row.median(figures)
+    }
+
     /// MB/s of `curl -s -o <file> <url>` saving the large file into the downloads folder (one round; the
     /// file is removed afterwards), or `nil` when curl is missing or fails, or the size is wrong.
     static func download(_ options: Options) throws -> Double? {

@@ -7,6 +7,9 @@ enum ConnectionQueues {
     /// a small request's ending waited up to seconds behind a bulk download on 2 cores (FileBench).
     static let processing = DispatchQueue(
         label: "ConnectionKit.processing", qos: .userInitiated, attributes: .concurrent)
+    /// Closes the descriptors of discarded partial files (``FileSink``), whose names are already
+    /// gone: freeing a large file's blocks takes milliseconds, and nobody waits for it.
+    static let fileRelease = DispatchQueue(label: "ConnectionKit.fileRelease", qos: .utility)
     /// Idle timeouts, backoff waits and deadlines.
     static let timers = DispatchQueue(label: "ConnectionKit.timers", qos: .utility)
 

@@ -126,13 +126,21 @@ final class FileSink: BodySink {
 
     /// The transfer was interrupted or abandoned: keeps the partial file when it can be resumed,
     /// otherwise removes it.
+    ///
+    /// A removed file loses its name at once, and the descriptor is closed afterwards on
+    /// ``ConnectionQueues/fileRelease``: the last close of an unlinked file is what gives its blocks
+    /// back, about 10 ms for 100 MiB here, and the failure handler of a cancelled download waited for it.
+    /// Nothing is left by the time that handler runs; the space follows within milliseconds.
     func discard() {
-        if descriptor >= 0 {
-            close(descriptor)
-            descriptor = -1
+        let open = descriptor
+        descriptor = -1
+        guard !keepsPartialFile else {
+            if open >= 0 { close(open) }
+            return
         }
-        if !keepsPartialFile {
-            target.partial.removeAll()
+        target.partial.removeAll()
+        if open >= 0 {
+            ConnectionQueues.fileRelease.async { close(open) }
         }
     }
 
