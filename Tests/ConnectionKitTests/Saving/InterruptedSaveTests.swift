@@ -31,7 +31,8 @@ struct InterruptedSaveTests {
     }
 
     #if os(Linux)
-        @Test("a cancelled download's removed partial file is closed soon after its handler: no descriptor is left open")
+        @Test(
+            "a cancelled download's removed partial file is closed soon after its handler: no descriptor is left open")
         func cancelledPartialFileIsReleased() async throws {
             let server = try TestServer.started()
             defer { server.stop() }
