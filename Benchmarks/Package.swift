@@ -31,6 +31,7 @@ let package = Package(
         .executableTarget(name: "OfflineQueueBench", dependencies: kit),
         .executableTarget(name: "StreamBench", dependencies: kit),
         .executableTarget(name: "TLSBench", dependencies: kit),
+        .executableTarget(name: "FoundationCosts"),
     ],
     swiftLanguageModes: [.v6]
 )

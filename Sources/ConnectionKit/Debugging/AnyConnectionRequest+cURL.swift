@@ -8,7 +8,8 @@ extension AnyConnectionRequest {
     /// The request as a curl command that a POSIX shell runs as is: the request last sent (the
     /// current attempt or redirect hop), or, before any was sent, the one ``makeURLRequest()``
     /// builds now (with ``authorization`` applied). Method, headers and a text body (as
-    /// `--data-binary`) are single-quoted for the shell. Secret headers and query items (see
+    /// `--data-binary`) are single-quoted for the shell; a class's ``proxy`` becomes `--proxy`, its
+    /// credentials redacted. Secret headers and query items (see
     /// ``secretHeaderFields``) read `<redacted>`, so a command with secrets needs them put back by
     /// hand. When the request cannot be built, a shell comment saying why.
     public var cURLDescription: String {
@@ -25,6 +26,6 @@ extension AnyConnectionRequest {
             }
         }
         return CURLCommand.render(
-            request, secretHeaderFields: secretHeaderFields, secretQueryItems: secretQueryItems)
+            request, secretHeaderFields: secretHeaderFields, secretQueryItems: secretQueryItems, proxy: proxy)
     }
 }

@@ -6,9 +6,20 @@ import Foundation
 
 /// Renders a `URLRequest` as a curl command line (see ``AnyConnectionRequest/cURLDescription``).
 enum CURLCommand {
-    static func render(_ request: URLRequest, secretHeaderFields: Set<String>, secretQueryItems: Set<String>) -> String
-    {
+    /// `proxy` is the class's ``AnyConnectionRequest/proxy``: the command goes through it too, for every
+    /// host as the class's requests do (`--noproxy ''` keeps `no_proxy` from exempting any), its
+    /// credentials redacted.
+    static func render(
+        _ request: URLRequest, secretHeaderFields: Set<String>, secretQueryItems: Set<String>, proxy: URL? = nil
+    ) -> String {
         var arguments: [String] = []
+        if let proxy {
+            arguments.append("--proxy \(quote(proxyAddress(proxy)))")
+            if proxy.user != nil || proxy.password != nil {
+                arguments.append("--proxy-user \(quote(Redaction.placeholder))")
+            }
+            arguments.append("--noproxy ''")
+        }
         var preamble: [String] = []
         let method = (request.httpMethod ?? "GET").uppercased()
         let body = request.httpBody ?? Data()
@@ -37,6 +48,14 @@ enum CURLCommand {
         arguments.append(quote(url))
         let command = "curl " + arguments.joined(separator: " \\\n  ")
         return (preamble + [command]).joined(separator: "\n")
+    }
+
+    /// `scheme://host:port` of `proxy`, without credentials (an IPv6 host in brackets).
+    private static func proxyAddress(_ proxy: URL) -> String {
+        let host = proxy.host ?? ""
+        var address = (proxy.scheme ?? "http") + "://" + (host.contains(":") ? "[\(host)]" : host)
+        if let port = proxy.port { address += ":\(port)" }
+        return address
     }
 
     /// Single-quotes `text` for a POSIX shell: nothing inside is special except `'` itself.

@@ -3,6 +3,10 @@ import ConnectionKitTesting
 import Foundation
 import Testing
 
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
 /// Bodies that are large, malformed, compressed or missing.
 @Suite(.exclusive, .timeLimit(.minutes(20))) struct FaultPayloadTests {
     private func fetch<Output: Decodable & Sendable>(
@@ -68,6 +72,19 @@ import Testing
         }
         #expect(error.urlErrorCode == .cannotDecodeContentData, "\(error.debugDescription)")
         #expect(hits == 1)
+    }
+
+    @Test(
+        "the zip-bomb fixture is a valid gzip stream of 100,000 zeros: the limit test below fails on size, not on a bad checksum"
+    )
+    func theZerosFixtureInflatesWhole() async throws {
+        let server = try TestServer.started()
+        defer { server.stop() }
+        server.route("/zeros") { _ in
+            TestResponse(headers: [TestHeader("Content-Encoding", "gzip")], body: .data(GzipFixture.zeros))
+        }
+        let data = try await BasicConnectionRequest(request: URLRequest(url: server.url("/zeros"))).value()
+        #expect(data == Data(count: 100_000))
     }
 
     @Test func theLimitCountsDecodedBytes() throws {

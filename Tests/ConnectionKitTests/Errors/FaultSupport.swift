@@ -31,7 +31,7 @@ enum GzipFixture {
         hex: "1f8b0800000000000203ab56ca4bcc4d55b2524aafca2c50d2512a4bcc294d2d56b28a36d431d2318ead05000b0a93ba20000000")
     /// 100,000 zero bytes in 132 compressed bytes: a small "zip bomb".
     static let zeros = Data(
-        hex: "1f8b0800000000000203edc13101000000c2a0f54f6d0d0fa0" + String(repeating: "00", count: 94)
+        hex: "1f8b0800000000000203edc13101000000c2a0f54f6d0d0fa0" + String(repeating: "00", count: 96)
             + "8057037d9511d4a0860100")
 }
 

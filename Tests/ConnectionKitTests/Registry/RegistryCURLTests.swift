@@ -90,10 +90,42 @@ import Testing
         #expect(runShell(head.cURLDescription)?.status == 0)
     }
 
+    @Test("a class's proxy is in the command: run as is, it goes through that proxy, whose credentials are redacted")
+    func theCommandGoesThroughTheClassProxy() throws {
+        let proxy = try Tinyproxy.started()
+        defer { proxy.stop() }
+        let server = try TestServer.started()
+        defer { server.stop() }
+        server.route("/hello") { _ in .text("hello") }
+        let command = ProxiedCURLProbe(server.url("/hello"), proxy: proxy.url()).cURLDescription
+        #expect(command.contains("--proxy 'http://127.0.0.1:\(proxy.port)'"), "\(command)")
+        let run = runShell(command)
+        #expect(run.map { String(decoding: $0.output, as: UTF8.self) } == "hello")
+        #expect(server.receivedRequests("/hello").last?.header("Via")?.contains(proxy.viaName) == true)
+
+        let password = "Pr0xySecret\(UUID().uuidString.prefix(6))"
+        let withCredentials = ProxiedCURLProbe(
+            server.url("/hello"), proxy: proxy.url(user: "ckuser", password: password)
+        ).cURLDescription
+        #expect(withCredentials.contains("--proxy-user '<redacted>'"), "\(withCredentials)")
+        #expect(!withCredentials.contains(password) && !withCredentials.contains("ckuser"))
+    }
+
     @Test func quotingAndUnbuildableRequests() {
         #expect(CURLCommand.quote("it's") == "'it'\\''s'")
         #expect(CURLCommand.quote("$HOME") == "'$HOME'")
         let noURL = CURLProbe(URL(fileURLWithPath: "/tmp/x"))
         #expect(noURL.cURLDescription.hasPrefix("# CURLProbe is not a valid request"))
     }
+}
+
+/// A ``Probe`` sent through a proxy of its class.
+private final class ProxiedCURLProbe: Probe, @unchecked Sendable {
+    // Safe: a `let` set in init.
+    let through: URL
+    init(_ target: URL, proxy: URL) {
+        through = proxy
+        super.init(target)
+    }
+    override var proxy: URL? { through }
 }

@@ -32,6 +32,30 @@ import Testing
             #expect(plus.body?.hasPrefix("ok HTTP/") == true, "\(plus)")
         }
 
+        @Test("over HTTPS, a HAR entry counts the TLS handshake inside connect, and its time is the sum of its phases")
+        func harCountsTLSInsideConnect() async throws {
+            let fixture = try TLSFixture()
+            defer { fixture.stop() }
+            let ports = try fixture.startNginx(redirectTarget: URL(fileURLWithPath: "/"))
+            let url = try #require(URL(string: "https://127.0.0.1:\(ports.good)/"))
+            let probe = TLSProbe(url, tls: TLSConfiguration(trust: .only([.file(fixture.file("ca.pem"))])))
+            #expect(await TLSProbe.outcome(probe).body?.hasPrefix("ok") == true)
+
+            let document = try JSONSerialization.jsonObject(with: ConnectionRegistry.shared.harData()) as? [String: Any]
+            let entries = (document?["log"] as? [String: Any])?["entries"] as? [[String: Any]] ?? []
+            let entry = try #require(entries.first { $0["_identifier"] as? String == probe.identifier.uuidString })
+            let timings = try #require(entry["timings"] as? [String: Double])
+            let ssl = try #require(timings["ssl"])
+            let connect = try #require(timings["connect"])
+            #expect(ssl > 0, "a new TLS connection was measured: \(timings)")
+            #expect(connect >= ssl, "HAR 1.2: connect includes ssl: \(timings)")
+            // HAR 1.2: `time` is the sum of the phases that apply (-1: does not), `ssl` not counted twice.
+            let phases = ["blocked", "dns", "connect", "send", "wait", "receive"].compactMap { timings[$0] }
+            let sum = phases.filter { $0 >= 0 }.reduce(0, +)
+            let time = try #require(entry["time"] as? Double)
+            #expect(abs(time - sum) < 0.001, "time \(time), phases \(timings)")
+        }
+
         @Test("the system store alone rejects the test CA: untrustedCertificate, with a message that says what to do")
         func untrustedBySystemStore() async throws {
             let fixture = try TLSFixture()

@@ -94,9 +94,11 @@ extension HARDocument.Entry {
         let attemptStart = last?.start ?? record.dateStarted
         let blocked = max(0, attemptStart.timeIntervalSince(record.dateStarted) * 1000)
         let dns = last?.domainLookupDuration.map { $0 * 1000 } ?? -1
-        let connect = last?.connectDuration.map { $0 * 1000 } ?? -1
+        // HAR 1.2 counts the TLS handshake (`ssl`) inside `connect` as well; the metrics keep the TCP
+        // connect apart (``ConnectionAttemptMetrics/connectDuration``).
         let ssl = last?.secureConnectionDuration.map { $0 * 1000 } ?? -1
-        let setup = [dns, connect, ssl].filter { $0 > 0 }.reduce(0, +)
+        let connect = last?.connectDuration.map { $0 * 1000 + max(ssl, 0) } ?? (ssl >= 0 ? ssl : -1)
+        let setup = [dns, connect].filter { $0 > 0 }.reduce(0, +)
         let firstByte = last?.timeToFirstByte.map { $0 * 1000 }
         let wait = max(0, (firstByte ?? (total - blocked)) - setup)
         let receive = max(0, total - blocked - setup - wait)
