@@ -19,17 +19,11 @@ import Foundation
     import Darwin
 #endif
 
-/// User plus system CPU seconds of this process so far.
+/// CPU seconds of this process so far (every thread).
 func cpuSeconds() -> Double {
-    var usage = rusage()
-    #if canImport(Glibc)
-        getrusage(RUSAGE_SELF.rawValue, &usage)
-    #else
-        getrusage(RUSAGE_SELF, &usage)
-    #endif
-    let user = Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6
-    let system = Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
-    return user + system
+    var now = timespec()
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now)
+    return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
 }
 
 /// Median CPU microseconds per `HTTPURLResponse` built with `fields`.
