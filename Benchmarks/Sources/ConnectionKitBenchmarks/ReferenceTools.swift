@@ -11,11 +11,8 @@ enum ReferenceTools {
         var curl: [Double] = []
         var wrk: [Double] = []
         for _ in 0..<min(options.rounds, 3) {
-            var arguments = ["curl", "--silent", "--fail", "--output", "/dev/null"]
-            if window > 1 { arguments += ["--parallel", "--parallel-max", "\(window)"] }
-            arguments.append("\(url)?[1-\(count)]")
             let start = Driver.now()
-            if (try? run(arguments)) != nil {
+            if (try? run(curlGets(url, window: window, count: count))) != nil {
                 curl.append(Double(count) / (Driver.now() - start))
             }
             let seconds = options.quick ? 1 : 2
@@ -35,10 +32,7 @@ enum ReferenceTools {
     /// missing or fails.
     static func cpuPerRequest(window: Int, count: Int, _ options: Options) throws -> Double? {
         let url = try options.url(ServedFiles.small).absoluteString
-        let arguments = [
-            "curl", "--silent", "--fail", "--output", "/dev/null", "--parallel", "--parallel-max", "\(window)",
-            "\(url)?[1-\(count)]",
-        ]
+        let arguments = curlGets(url, window: window, count: count)
         var figures: [Double] = []
         for _ in 0..<min(options.rounds, 3) {
             let before = Driver.childrenCPUSeconds()
@@ -46,6 +40,14 @@ enum ReferenceTools {
             figures.append((Driver.childrenCPUSeconds() - before) / Double(count) * 1e6)
         }
         return Row.median(figures)
+    }
+
+    /// The `curl` command line for `count` GETs of `url` (a distinct query each), `window` in flight.
+    private static func curlGets(_ url: String, window: Int, count: Int) -> [String] {
+        var arguments = ["curl", "--silent", "--fail", "--output", "/dev/null"]
+        if window > 1 { arguments += ["--parallel", "--parallel-max", "\(window)"] }
+        arguments.append("\(url)?[1-\(count)]")
+        return arguments
     }
 
     /// MB/s of `curl -s -o <file> <url>` saving the large file into the downloads folder (one round; the

@@ -14,7 +14,7 @@ enum CURLCommand {
     ) -> String {
         var arguments: [String] = []
         if let proxy {
-            arguments.append("--proxy \(quote(proxyAddress(proxy)))")
+            arguments.append("--proxy \(quote(ConnectionTransport.proxyAddress(proxy)))")
             if proxy.user != nil || proxy.password != nil {
                 arguments.append("--proxy-user \(quote(Redaction.placeholder))")
             }
@@ -48,14 +48,6 @@ enum CURLCommand {
         arguments.append(quote(url))
         let command = "curl " + arguments.joined(separator: " \\\n  ")
         return (preamble + [command]).joined(separator: "\n")
-    }
-
-    /// `scheme://host:port` of `proxy`, without credentials (an IPv6 host in brackets).
-    private static func proxyAddress(_ proxy: URL) -> String {
-        let host = proxy.host ?? ""
-        var address = (proxy.scheme ?? "http") + "://" + (host.contains(":") ? "[\(host)]" : host)
-        if let port = proxy.port { address += ":\(port)" }
-        return address
     }
 
     /// Single-quotes `text` for a POSIX shell: nothing inside is special except `'` itself.

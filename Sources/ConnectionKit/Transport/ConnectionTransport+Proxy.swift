@@ -37,9 +37,16 @@ extension ConnectionTransport {
 
     /// `scheme://host:port` of `proxy`, without its user name and password (and a note that it had some).
     static func redactedProxy(_ proxy: URL) -> String {
-        var shown = (proxy.scheme ?? "") + "://" + (proxy.host ?? "")
-        if let port = proxy.port { shown += ":\(port)" }
+        var shown = proxyAddress(proxy)
         if proxy.user != nil || proxy.password != nil { shown += " (credentials \(Redaction.placeholder))" }
         return shown
+    }
+
+    /// `scheme://host:port` of `proxy`, without its user name and password; an IPv6 host in brackets.
+    static func proxyAddress(_ proxy: URL) -> String {
+        let host = proxy.host ?? ""
+        var address = (proxy.scheme ?? "") + "://" + (host.contains(":") ? "[\(host)]" : host)
+        if let port = proxy.port { address += ":\(port)" }
+        return address
     }
 }

@@ -1,7 +1,8 @@
-import ConnectionKit
 import ConnectionKitTesting
 import Foundation
 import Testing
+
+@testable import ConnectionKit
 
 @Suite("Save to file: cancel and interruptions", .timeLimit(.minutes(10)), .exclusive)
 struct InterruptedSaveTests {
@@ -34,11 +35,12 @@ struct InterruptedSaveTests {
         #expect(error?.isCancelled == true)
         #expect(scratch.contents().isEmpty)
         #if os(Linux)
-            // The descriptor is closed on a background queue after the name is gone (``FileSink``).
-            let deadline = Date().addingTimeInterval(10)
-            while !Self.openFiles(in: scratch).isEmpty, Date() < deadline {
-                try await Task.sleep(nanoseconds: 10_000_000)
+            // The descriptor is closed on a background queue after the name is gone (``FileSink``): once
+            // that serial queue has run what was queued before the handler, nothing of the folder is open.
+            let drained = await waitForSignal(timeout: 10) { signal in
+                ConnectionQueues.fileRelease.async(execute: signal)
             }
+            #expect(drained, "the file-release queue did not drain within 10 s")
             #expect(Self.openFiles(in: scratch).isEmpty, "descriptors still open: \(Self.openFiles(in: scratch))")
         #endif
     }

@@ -97,7 +97,7 @@ extension HARDocument.Entry {
         // HAR 1.2 counts the TLS handshake (`ssl`) inside `connect` as well; the metrics keep the TCP
         // connect apart (``ConnectionAttemptMetrics/connectDuration``).
         let ssl = last?.secureConnectionDuration.map { $0 * 1000 } ?? -1
-        let connect = last?.connectDuration.map { $0 * 1000 + max(ssl, 0) } ?? (ssl >= 0 ? ssl : -1)
+        let connect = last?.connectDuration.map { $0 * 1000 + max(ssl, 0) } ?? ssl
         let setup = [dns, connect].filter { $0 > 0 }.reduce(0, +)
         let firstByte = last?.timeToFirstByte.map { $0 * 1000 }
         let wait = max(0, (firstByte ?? (total - blocked)) - setup)
