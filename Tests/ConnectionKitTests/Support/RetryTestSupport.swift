@@ -115,8 +115,10 @@ func gaps(_ server: TestServer, _ path: String) -> [TimeInterval] {
     return zip(times.dropFirst(), times).map { $0.timeIntervalSince($1) }
 }
 
-/// How late a timer may fire on a loaded 2-core machine running tests in parallel.
-let schedulingSlack: TimeInterval = 1.5
+/// How late a timer may fire on a loaded 2-core machine running tests in parallel: CI runs the suite
+/// once beside `stress-ng --cpu 2` (a load average of about 8), where 1.5 s was seen exceeded. Every
+/// bound that uses it is far below the figure the bug it catches would show.
+let schedulingSlack: TimeInterval = 3
 /// How early a gap may look: timestamps are taken on different threads.
 let clockTolerance: TimeInterval = 0.01
 
