@@ -15,7 +15,7 @@ private func endlessEvents(_ server: TestServer) {
 /// Its own class, so that `cancelAll` touches no other test's requests.
 private final class RegistryCancelledFeed: Feed, @unchecked Sendable {}
 
-/// How long to watch for a late element or a second ending.
+/// How long the recorder watches for a late element or a second ending.
 private let settleWindow: TimeInterval = 0.5
 
 @Suite("Cancelling a stream mid-way ends it once, with no element after the ending", .timeLimit(.minutes(2)))
@@ -36,7 +36,7 @@ struct StreamCancellationTests {
         endlessEvents(server)
         let url = server.url("/endless")
         let request: Feed = canceller == .method ? Feed(url) : RegistryCancelledFeed(url)
-        let recorder = StreamRecorder(request)
+        let recorder = StreamRecorder(request, settle: settleWindow)
         request.start()
         await recorder.wait { $0.elements.count >= 3 }
         #expect(
@@ -46,10 +46,9 @@ struct StreamCancellationTests {
         case .method: request.cancel()
         case .registry: ConnectionRegistry.shared.cancelAll(RegistryCancelledFeed.self)
         }
+        // Returns after the settle window: a second ending or a late element shows below.
         let error = try await recorder.connectionError()
         #expect(error.isCancelled)
-        try await Task.sleep(for: .seconds(settleWindow))  // a settle window, not synchronisation
-        await testCallbackQueue.drain()
         #expect(recorder.endings.count == 1)
         #expect(!recorder.elementAfterEnding)
         #expect(!ConnectionRegistry.shared.activeRequests.contains { $0 === request })
@@ -61,7 +60,7 @@ struct StreamCancellationTests {
         defer { server.stop() }
         endlessEvents(server)
         let request = Feed(server.url("/endless"))
-        let recorder = StreamRecorder(request)
+        let recorder = StreamRecorder(request, settle: settleWindow)
         let seen = Locked(0)
         let consumer = Task {
             for try await _ in request.elements() {
@@ -75,14 +74,13 @@ struct StreamCancellationTests {
         if case .failure(let error) = await consumer.result {
             #expect((error as? ConnectionError)?.isCancelled == true)
         }
-        #expect(try await recorder.connectionError().isCancelled)
         let seenAtEnd = seen.withLock { $0 }
-        try await Task.sleep(for: .seconds(settleWindow))  // a settle window, not synchronisation
-        await testCallbackQueue.drain()
+        // Returns after the settle window: a second ending or a late element shows below.
+        #expect(try await recorder.connectionError().isCancelled)
         #expect(request.state == .cancelled)
         #expect(recorder.endings.count == 1)
         #expect(!recorder.elementAfterEnding)
-        #expect(seen.withLock { $0 } == seenAtEnd)
+        #expect(seen.withLock { $0 } == seenAtEnd, "the loop ended: no element reaches it after the ending")
     }
 
     @Test("dropping the elements() stream before its end cancels the request")
