@@ -1,6 +1,12 @@
 import ConnectionKitTesting
 import Foundation
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// Independent checks of a saved file against a `.generated` body: byte by byte in 1 MiB blocks,
 /// and SHA-256 through the system's `sha256sum` (an oracle that does not share ConnectionKit's code).
 enum FileChecks {
@@ -44,13 +50,22 @@ enum FileChecks {
         process.standardOutput = output
         let feed = Pipe()
         if input != nil { process.standardInput = feed }
+        // Its output is read as it comes, and its end awaited with a deadline (a stalled child fails the test).
+        let collected = ProcessOutput()
+        collected.collect(output, of: process)
         try process.run()
+        try? output.fileHandleForWriting.close()
         if let input {
             input(feed.fileHandleForWriting)
             try feed.fileHandleForWriting.close()
         }
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        _ = collected.wait(timeout: 120) { _ in false }
+        let stalled = process.isRunning
+        if stalled { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
+        output.fileHandleForReading.readabilityHandler = nil
+        let text = collected.finish(with: output.fileHandleForReading.readDataToEndOfFile())
+        guard !stalled else { throw TestTimeout() }
         return text.split(separator: " ").first.map(String.init)
     }
 }
