@@ -353,6 +353,12 @@ import Testing
         init(_ target: URL) { self.target = target }
         override var url: URL? { target }
         override var transport: ConnectionTransport { (try? .libcurl()) ?? .urlSession }
+
+        /// Fails the request, naming why, when libcurl cannot load: a test of libcurl must not pass on URLSession.
+        override func makeURLRequest() throws -> URLRequest {
+            _ = try ConnectionTransport.libcurl()
+            return try super.makeURLRequest()
+        }
     }
 
     extension Endings {

@@ -164,6 +164,12 @@ import Testing
         override var httpMethod: HTTPMethod { .put }
         override var bodyData: Data? { payload }
         override var transport: ConnectionTransport { (try? .libcurl()) ?? .urlSession }
+
+        /// Fails the request, naming why, when libcurl cannot load: a test of libcurl must not pass on URLSession.
+        override func makeURLRequest() throws -> URLRequest {
+            _ = try ConnectionTransport.libcurl()
+            return try super.makeURLRequest()
+        }
     }
 
     extension Endings {
