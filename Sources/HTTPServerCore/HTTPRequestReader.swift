@@ -38,7 +38,7 @@ package struct HTTPRequestReader {
     private let limits: Limits
     private var buffer: [UInt8] = []
     /// Reused by every read, so a read costs what arrived rather than a fresh 64 KiB buffer.
-    private var scratch = [UInt8](repeating: 0, count: 65_536)
+    private var scratch = [UInt8](repeating: 0, count: 16_384)
     /// When the request being read must have arrived; `nil` without a deadline.
     private var deadline: Date?
 

@@ -112,14 +112,18 @@ package struct SocketConnection: Sendable {
         }
     }
 
-    /// Reads and discards input for up to `timeout` seconds or until EOF, so a close right after an error
-    /// answer does not turn into a reset that destroys the answer before the client reads it.
-    package func drainBeforeClose(timeout: TimeInterval) {
+    /// Reads and discards input for up to `timeout` seconds or until EOF (or `maxBytes` have been read),
+    /// so a close right after an error answer does not turn into a reset that destroys the answer before
+    /// the client reads it.
+    package func drainBeforeClose(timeout: TimeInterval, maxBytes: Int = .max) {
         let deadline = Date().addingTimeInterval(timeout)
+        var drained = 0
         do {
-            while deadline.timeIntervalSinceNow > 0 {
+            while deadline.timeIntervalSinceNow > 0 && drained < maxBytes {
                 guard try wait(timeout: deadline.timeIntervalSinceNow) else { return }
-                if try readSome().isEmpty { return }
+                let count = try readSome().count
+                if count == 0 { return }
+                drained += count
             }
         } catch {
             return
