@@ -20,52 +20,25 @@ package final class HTTPListener: Sendable {
         var port = 0
         var openConnections = 0
         var acceptedConnections = 0
-        /// The open connections by id (only when ``evictsWaiting``).
-        var connections: [Int: OpenConnection] = [:]
-        /// Orders the moments connections started waiting.
-        var clock: UInt64 = 0
-    }
-
-    /// An open connection, as far as eviction needs to know it.
-    private struct OpenConnection {
-        let fd: Int32
-        /// When it started waiting for a request (``State/clock``); `nil` while it is being answered.
-        var waitingSince: UInt64?
-        var evicted = false
     }
 
     private let state = Locked(State())
     /// Names the threads, e.g. `TestServer`.
     private let name: String
-    /// Connections beyond this many open ones are closed at once (or evict one); `nil` for no limit.
+    /// Connections beyond this many open ones are closed at once; `nil` for no limit.
     private let maximumConnections: Int?
-    /// Whether a connection beyond the limit evicts the one that has waited longest for a request
-    /// instead of being refused, so that idle sockets cannot lock others out.
-    private let evictsWaiting: Bool
+    /// With limits, new connections wait in a ``HeadGate`` on the accept thread until their first head
+    /// is complete; only then do they get a thread (and count against `maximumConnections`).
+    private let gate: HeadGate.Limits?
 
     /// How long `stop()` waits for the threads to finish. They react to the wake signal within
     /// milliseconds; only a handler that blocks can hold one longer, and then `stop()` returns anyway.
     package static let stopGracePeriod: DispatchTimeInterval = .milliseconds(800)
 
-    /// `maximumConnections` caps the open connections (`nil`: no cap). With `evictsWaiting`, a connection
-    /// beyond the cap closes the open one that has waited longest for a request (see ``setWaiting(_:_:)``)
-    /// and takes its place; it is refused only when none waits, or when as many again are still closing.
-    package init(name: String, maximumConnections: Int? = nil, evictsWaiting: Bool = false) {
+    package init(name: String, maximumConnections: Int? = nil, gate: HeadGate.Limits? = nil) {
         self.name = name
         self.maximumConnections = maximumConnections
-        self.evictsWaiting = evictsWaiting && maximumConnections != nil
-    }
-
-    /// Marks connection `id` as waiting for a request (it may be evicted) or as being answered (it may
-    /// not). A connection starts out waiting. Only matters with `evictsWaiting`.
-    package func setWaiting(_ id: Int, _ waiting: Bool) {
-        guard evictsWaiting else { return }
-        state.withLock { state in
-            guard var connection = state.connections[id], !connection.evicted else { return }
-            state.clock += 1
-            connection.waitingSince = waiting ? state.clock : nil
-            state.connections[id] = connection
-        }
+        self.gate = gate
     }
 
     // MARK: - Observations
@@ -124,6 +97,16 @@ package final class HTTPListener: Sendable {
     // MARK: - Accepting
 
     private func acceptLoop(_ run: ServerRun) {
+        if let gate {
+            var heads = HeadGate(limits: gate)
+            while heads.round(
+                listenFD: run.listenFD, wakeFD: run.wake.readFD,
+                admit: { fd, bytes in
+                    spawnConnectionThread(fd: fd, run: run, buffered: bytes)
+                })
+            {}
+            return
+        }
         while true {
             var descriptors = [
                 pollfd(fd: run.wake.readFD, events: Int16(POLLIN), revents: 0),
@@ -143,54 +126,31 @@ package final class HTTPListener: Sendable {
         }
     }
 
-    private func spawnConnectionThread(fd: Int32, run: ServerRun) {
+    private func spawnConnectionThread(fd: Int32, run: ServerRun, buffered: [UInt8] = []) {
+        let limit = maximumConnections
         let connectionID: Int? = state.withLock { state in
-            guard admit(&state) else { return nil }
+            if let limit, state.openConnections >= limit { return nil }
             state.acceptedConnections += 1
             state.openConnections += 1
-            if evictsWaiting {
-                state.clock += 1
-                state.connections[state.acceptedConnections] = OpenConnection(fd: fd, waitingSince: state.clock)
-            }
             return state.acceptedConnections
         }
         guard let connectionID else {
             POSIXSocket.closeWithReset(fd)
             return
         }
-        let connection = SocketConnection(fd: fd, wake: run.wake)
+        let connection = SocketConnection(fd: fd, wake: run.wake, buffered: buffered)
         run.threads.enter()
         let thread = Thread { [self] in
-            let disposition = run.serve(connection, connectionID)
-            // Forgotten before it is closed, so that an eviction never shuts down a reused descriptor.
-            state.withLock { state in
-                state.openConnections -= 1
-                state.connections[connectionID] = nil
-            }
-            switch disposition {
+            switch run.serve(connection, connectionID) {
             case .reset:
                 POSIXSocket.closeWithReset(fd)
             case .close, .keepAlive:
                 POSIXSocket.closeGracefully(fd)
             }
+            state.withLock { $0.openConnections -= 1 }
             run.threads.leave()
         }
         thread.name = "\(name) connection \(connectionID)"
         thread.start()
-    }
-
-    /// Whether one more connection may open, evicting the longest-waiting one when at the cap. Runs under
-    /// the lock: the victim's descriptor is still open then (its thread forgets it before closing it).
-    private func admit(_ state: inout State) -> Bool {
-        guard let limit = maximumConnections, state.openConnections >= limit else { return true }
-        guard evictsWaiting, state.openConnections < 2 * limit else { return false }
-        let victim = state.connections
-            .filter { !$0.value.evicted && $0.value.waitingSince != nil }
-            .min { ($0.value.waitingSince ?? 0) < ($1.value.waitingSince ?? 0) }
-        guard let (id, connection) = victim else { return false }
-        state.connections[id]?.evicted = true
-        state.connections[id]?.waitingSince = nil
-        _ = shutdown(connection.fd, Int32(SHUT_RDWR))
-        return true
     }
 }

@@ -47,6 +47,7 @@ package struct HTTPRequestReader {
     package init(connection: SocketConnection, limits: Limits = .testServer) {
         self.connection = connection
         self.limits = limits
+        buffer = connection.buffered
     }
 
     // MARK: - Reading

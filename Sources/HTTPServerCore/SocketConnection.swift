@@ -17,10 +17,14 @@ package struct SocketConnection: Sendable {
     /// Signalled when the server stops.
     package let wake: WakeSignal
 
+    /// Bytes already read from the socket before it was handed over (by a ``HeadGate``); a reader starts with them.
+    package let buffered: [UInt8]
+
     /// Wraps an accepted, non-blocking socket.
-    package init(fd: Int32, wake: WakeSignal) {
+    package init(fd: Int32, wake: WakeSignal, buffered: [UInt8] = []) {
         self.fd = fd
         self.wake = wake
+        self.buffered = buffered
     }
 
     // MARK: - Waiting

@@ -37,7 +37,9 @@ enum Abuse: CaseIterable {
         case .crlfFlood:
             keepSending(fd, first: [], then: crlf, every: 0.01, counters: counters)
         case .foldedLines:
-            keepSending(fd, first: Array("GET / HTTP/1.1\r\nX-Folded: a\r\n".utf8), then: folded, every: 0.01, counters: counters)
+            keepSending(
+                fd, first: Array("GET / HTTP/1.1\r\nX-Folded: a\r\n".utf8), then: folded, every: 0.01,
+                counters: counters)
         case .slowHead:
             keepSending(fd, first: Array("GET / HTTP/1.1\r\nX-Pad: ".utf8), then: [97], every: 0.1, counters: counters)
         case .noToken:
@@ -49,7 +51,9 @@ enum Abuse: CaseIterable {
     }
 
     /// Sends `first`, then `then` every `interval` seconds until the peer stops taking it or the run stops.
-    private func keepSending(_ fd: Int32, first: [UInt8], then: [UInt8], every interval: Double, counters: AttackCounters) {
+    private func keepSending(
+        _ fd: Int32, first: [UInt8], then: [UInt8], every interval: Double, counters: AttackCounters
+    ) {
         guard sendAll(fd, first) else { return }
         counters.sent(first.count)
         while !counters.isStopped, sendAll(fd, then) {

@@ -247,11 +247,14 @@ func runSoak() throws {
     counters.attackerConnections(connections, cpu: attackerCPU)
     idle.forEach { close($0) }
     let after = appPhase(appURL, count: options.appRequests)
-    printFigures(before: before, during: during, after: after, counters: counters, idle: (idle.count, closedIdle), seconds: attackSeconds)
+    printFigures(
+        before: before, during: during, after: after, counters: counters, idle: (idle.count, closedIdle),
+        seconds: attackSeconds)
 }
 
 func printFigures(
-    before: (latencies: [Double], failures: Int, cpu: Double), during: (latencies: [Double], failures: Int, cpu: Double),
+    before: (latencies: [Double], failures: Int, cpu: Double),
+    during: (latencies: [Double], failures: Int, cpu: Double),
     after: (latencies: [Double], failures: Int, cpu: Double), counters: AttackCounters, idle: (open: Int, closed: Int),
     seconds: Double
 ) {
@@ -263,8 +266,12 @@ func printFigures(
     report("after the attack", after)
     print("")
     let noise = abs(percentile(before.latencies, 0.99) - percentile(after.latencies, 0.99))
-    let change = percentile(during.latencies, 0.99) - max(percentile(before.latencies, 0.99), percentile(after.latencies, 0.99))
-    print(String(format: "app p99 during minus the higher of before/after: %+.2f ms (before/after differ by %.2f ms)", change, noise))
+    let change =
+        percentile(during.latencies, 0.99) - max(percentile(before.latencies, 0.99), percentile(after.latencies, 0.99))
+    print(
+        String(
+            format: "app p99 during minus the higher of before/after: %+.2f ms (before/after differ by %.2f ms)",
+            change, noise))
     print(
         String(
             format: "page with the token: %d answers, %d failed, p50 %.1f ms, p99 %.1f ms, slowest %.1f ms",
@@ -274,7 +281,8 @@ func printFigures(
         String(
             format: "attack: %d idle sockets (%d closed by the inspector), %d abusive connections (another process, "
                 + "%.1f CPU s) made %d connections and sent %.1f MiB in %.1f s", idle.open, idle.closed,
-            options.abusiveConnections, attack.attackerCPU, attack.connections, Double(attack.bytes) / 1_048_576, seconds))
+            options.abusiveConnections, attack.attackerCPU, attack.connections, Double(attack.bytes) / 1_048_576,
+            seconds))
     if !attack.pageFailures.isEmpty { print("page failures: \(attack.pageFailures)") }
     print(String(format: "process peak resident memory (VmHWM): %.1f MiB", statusMiB("VmHWM")))
 }

@@ -61,7 +61,8 @@ enum RequestReaderFuzz {
                 bodyConsumer: { path in path.hasPrefix("/digest") ? { digest.update($0) } : nil })
             {
                 guard received.request.headers.count <= limits.headerLines else {
-                    fatalError("\(received.request.headers.count) header lines passed a budget of \(limits.headerLines)")
+                    fatalError(
+                        "\(received.request.headers.count) header lines passed a budget of \(limits.headerLines)")
                 }
             }
             _ = digest.byteCount

@@ -11,7 +11,10 @@ import HTTPServerCore
 final class InspectorServer: Sendable {
     let registry: ConnectionRegistry
     private let listener = HTTPListener(
-        name: "ConnectionInspector", maximumConnections: ConnectionInspector.maximumConnections, evictsWaiting: true)
+        name: "ConnectionInspector", maximumConnections: ConnectionInspector.maximumConnections,
+        gate: HeadGate.Limits(
+            headBytes: ConnectionInspector.maximumHeadBytes, timeout: ConnectionInspector.requestTimeout,
+            maximumWaiting: ConnectionInspector.maximumWaitingConnections))
     private let fanOut = EventFanOut()
     private let token = Locked<InspectorToken?>(nil)
 
@@ -61,12 +64,10 @@ final class InspectorServer: Sendable {
         var reader = HTTPRequestReader(connection: connection, limits: Self.limits)
         do {
             while true {
-                listener.setWaiting(id, true)
                 // Bodies are read and dropped: the inspector needs none, and memory stays bounded.
                 guard let received = try reader.readRequest(connectionID: id, bodyConsumer: { _ in { _ in } }) else {
                     return .close
                 }
-                listener.setWaiting(id, false)
                 var response = respond(to: received.request)
                 var subscriber: EventFanOut.Subscriber?
                 if response.isEventStream {
