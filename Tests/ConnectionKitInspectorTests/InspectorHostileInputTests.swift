@@ -39,6 +39,18 @@ import Testing
         #expect(HostileWire.isOpen(stream.fd), "the event stream was not evicted for an idle socket")
     }
 
+    @Test func moreIdleSocketsThanTheInspectorHoldsStillLetAPageIn() throws {
+        let (inspector, port, token) = try started()
+        defer { inspector.stop() }
+        let count = ConnectionInspector.maximumWaitingConnections * 2 + 44
+        let idle = try (0..<count).map { _ in try Socket(port: port) }
+        defer { idle.forEach { $0.close() } }
+        let answer = try InspectorClient.send("GET", "/api/statistics?token=\(token)", port: port)
+        #expect(answer.status == 200, "the page with the token is served beside \(count) idle sockets")
+        let closed = idle.filter { !HostileWire.isOpen($0.fd) }.count
+        #expect(closed >= count - ConnectionInspector.maximumWaitingConnections, "the oldest idle sockets were closed")
+    }
+
     @Test func aHeadTrickledByteByByteIsCutOffAtTheRequestTimeout() throws {
         let (inspector, port, _) = try started()
         defer { inspector.stop() }
