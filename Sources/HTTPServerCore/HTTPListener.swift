@@ -30,15 +30,31 @@ package final class HTTPListener: Sendable {
     /// With limits, new connections wait in a ``HeadGate`` on the accept thread until their first head
     /// is complete; only then do they get a thread (and count against `maximumConnections`).
     private let gate: HeadGate.Limits?
+    /// Whether its threads run at a lower priority than the process's others.
+    private let yieldsToTheApp: Bool
 
     /// How long `stop()` waits for the threads to finish. They react to the wake signal within
     /// milliseconds; only a handler that blocks can hold one longer, and then `stop()` returns anyway.
     package static let stopGracePeriod: DispatchTimeInterval = .milliseconds(800)
 
-    package init(name: String, maximumConnections: Int? = nil, gate: HeadGate.Limits? = nil) {
+    /// With `yieldsToTheApp`, the accept thread and every connection thread run at a lower priority
+    /// (nice +10 on Linux, where the nice value is per thread), so that whatever clients send, the
+    /// process's other threads get the processor first.
+    package init(
+        name: String, maximumConnections: Int? = nil, gate: HeadGate.Limits? = nil, yieldsToTheApp: Bool = false
+    ) {
         self.name = name
         self.maximumConnections = maximumConnections
         self.gate = gate
+        self.yieldsToTheApp = yieldsToTheApp
+    }
+
+    /// Lowers the calling thread's priority when ``yieldsToTheApp``.
+    private func lowerPriorityIfAsked() {
+        guard yieldsToTheApp else { return }
+        #if canImport(Glibc)
+            _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 10)
+        #endif
     }
 
     // MARK: - Observations
@@ -97,6 +113,7 @@ package final class HTTPListener: Sendable {
     // MARK: - Accepting
 
     private func acceptLoop(_ run: ServerRun) {
+        lowerPriorityIfAsked()
         if let gate {
             var heads = HeadGate(limits: gate)
             while heads.round(
@@ -141,6 +158,7 @@ package final class HTTPListener: Sendable {
         let connection = SocketConnection(fd: fd, wake: run.wake, buffered: buffered)
         run.threads.enter()
         let thread = Thread { [self] in
+            lowerPriorityIfAsked()
             switch run.serve(connection, connectionID) {
             case .reset:
                 POSIXSocket.closeWithReset(fd)

@@ -2,10 +2,6 @@ import ConnectionKit
 import Foundation
 import HTTPServerCore
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// The inspector's engine: the checks every request passes, the endpoints, and the connection loop
 /// over the shared ``HTTPListener``.
 final class InspectorServer: Sendable {
@@ -14,7 +10,8 @@ final class InspectorServer: Sendable {
         name: "ConnectionInspector", maximumConnections: ConnectionInspector.maximumConnections,
         gate: HeadGate.Limits(
             headBytes: ConnectionInspector.maximumHeadBytes, timeout: ConnectionInspector.requestTimeout,
-            maximumWaiting: ConnectionInspector.maximumWaitingConnections))
+            maximumWaiting: ConnectionInspector.maximumWaitingConnections),
+        yieldsToTheApp: true)
     private let fanOut = EventFanOut()
     private let token = Locked<InspectorToken?>(nil)
 
@@ -60,7 +57,6 @@ final class InspectorServer: Sendable {
         requestTimeout: ConnectionInspector.requestTimeout)
 
     private func serve(_ connection: SocketConnection, id: Int) -> ConnectionDisposition {
-        Self.yieldToTheApp()
         var reader = HTTPRequestReader(connection: connection, limits: Self.limits)
         do {
             while true {
@@ -119,14 +115,6 @@ final class InspectorServer: Sendable {
         try? connection.write("HTTP/1.1 \(status)\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
         connection.finishWriting()
         connection.drainBeforeClose(timeout: 1, maxBytes: ConnectionInspector.maximumHeadBytes)
-    }
-
-    /// Lowers the calling connection thread's priority (nice +10 on Linux, where the nice value is per
-    /// thread): whatever a client sends, the app's own threads get the processor first.
-    private static func yieldToTheApp() {
-        #if canImport(Glibc)
-            _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 10)
-        #endif
     }
 
     /// Sends the page its events until it goes away or the inspector stops: a comment every 10 s
