@@ -133,7 +133,11 @@ package struct HeadGate {
     private mutating func acceptSome(_ listenFD: Int32) {
         let timeout = UInt64(max(0, limits.timeout) * 1e9)
         for _ in 0..<Self.acceptsPerRound {
-            guard let fd = POSIXSocket.acceptConnection(from: listenFD) else { break }
+            guard let fd = POSIXSocket.acceptConnection(from: listenFD) else {
+                // Out of descriptors: back off briefly instead of spinning on a listener that stays readable.
+                if errno == EMFILE || errno == ENFILE { _ = poll(nil, 0, 10) }
+                break
+            }
             waiting.append(Waiting(fd: fd, deadline: DispatchTime.now().uptimeNanoseconds + timeout))
         }
         let surplus = waiting.count - max(1, limits.maximumWaiting)
