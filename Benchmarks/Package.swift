@@ -28,6 +28,9 @@ let package = Package(
         .executableTarget(name: "ClientUpload", dependencies: kit),
         .executableTarget(name: "Soak", dependencies: kit),
         .executableTarget(name: "InspectorBench", dependencies: kit),
+        .executableTarget(
+            name: "InspectorSoak",
+            dependencies: kit + [.product(name: "ConnectionKitInspector", package: "ConnectionKit")]),
         .executableTarget(name: "OfflineQueueBench", dependencies: kit),
         .executableTarget(name: "StreamBench", dependencies: kit),
         .executableTarget(name: "TLSBench", dependencies: kit),

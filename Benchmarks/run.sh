@@ -4,6 +4,8 @@
 #   Benchmarks/run.sh            the full run (several minutes; 1 GiB files)
 #   Benchmarks/run.sh --quick    a short run (small counts, one round, 64 MiB), as .ci/run does
 #   Benchmarks/run.sh --only json   only the benchmarks whose name contains "json"
+#   Benchmarks/run.sh --only inspector-soak   only the inspector soak (InspectorSoak: 1,000 idle and 100
+#                                             abusive connections beside 10,000 app requests)
 #   BENCH_VARIANT=curl Benchmarks/run.sh --only cpu   one column only (raw, ck or curl = ConnectionKit on libcurl)
 #   BENCH_WRAPPER="valgrind --tool=callgrind --callgrind-out-file=/tmp/cg.%p" Benchmarks/run.sh --quick --only cpu
 #
@@ -93,3 +95,8 @@ say "nginx $("$NGINX" -v 2>&1 | sed 's/.*nginx\///') on 127.0.0.1:$PORT"
 mkdir -p "$WORK/downloads" "$WORK/tmp"
 # BENCH_WRAPPER prefixes the run, e.g. BENCH_WRAPPER="valgrind --tool=callgrind" to profile it.
 TMPDIR="$WORK/tmp" ${BENCH_WRAPPER:-} "$BIN" run --base-url "http://127.0.0.1:$PORT" --work "$WORK" "$@"
+
+# 6. The inspector under attack beside app requests to the same nginx (its own table; --quick: small
+# counts; --only inspector-soak runs it alone). It raises its descriptor limit to ~1,600 itself.
+say "inspector soak"
+"$(dirname "$BIN")/InspectorSoak" --base-url "http://127.0.0.1:$PORT" "$@"

@@ -17,6 +17,7 @@ let package = Package(
             dependencies: [
                 .product(name: "ConnectionKit", package: "ConnectionKit"),
                 .product(name: "ConnectionKitTesting", package: "ConnectionKit"),
+                .product(name: "ConnectionKitInspector", package: "ConnectionKit"),
             ],
             // libFuzzer supplies `main`; this module only defines LLVMFuzzerTestOneInput.
             swiftSettings: [.unsafeFlags(["-parse-as-library"])]

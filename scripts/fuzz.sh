@@ -25,6 +25,7 @@ all_targets=(
     credential-file
     offline-queue-entry
     request-reader
+    inspector-request-reader
     request-validator
 )
 if [ $# -gt 0 ]; then targets=("$@"); else targets=("${all_targets[@]}"); fi

@@ -19,10 +19,22 @@ import HTTPServerCore
 /// print("Inspector: \(url)")
 /// ```
 public final class ConnectionInspector: Sendable {
-    /// Connections served at once; more are refused. 32.
+    /// Connections served at once (each has sent a whole request head); more are refused. 32.
     public static let maximumConnections = 32
+    /// Connections that have not yet sent a whole request head, held at once without a thread; one more
+    /// closes the one that has waited longest, so idle or slow sockets cannot keep a page out. 128.
+    public static let maximumWaitingConnections = 128
     /// Pages following live events at once; more get 503. 8.
     public static let maximumEventStreams = 8
+    /// The most bytes of a request head, counting empty lines before it; more is answered with 431 and
+    /// the connection closed. 64 KiB.
+    public static let maximumHeadBytes = 64 * 1024
+    /// The most header lines of a request (folded continuation lines count); more is answered with 431.
+    /// 100.
+    public static let maximumHeaderLines = 100
+    /// Seconds a request (head and body) may take to arrive, counted from when the connection opens or
+    /// starts waiting for its next request; then the connection is closed. 10.
+    public static let requestTimeout: TimeInterval = 10
     /// Events queued per page before updates are dropped. 1,024.
     public static let eventQueueLimit = 1024
 

@@ -12,4 +12,6 @@ package enum ConnectionEnd: Error {
     case headersTooLarge
     /// The request could not be parsed; answer 400 and close.
     case malformedRequest
+    /// The request did not arrive whole before the reader's deadline (``HTTPRequestReader/Limits/requestTimeout``).
+    case timedOut
 }

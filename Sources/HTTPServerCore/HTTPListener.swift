@@ -27,14 +27,34 @@ package final class HTTPListener: Sendable {
     private let name: String
     /// Connections beyond this many open ones are closed at once; `nil` for no limit.
     private let maximumConnections: Int?
+    /// With limits, new connections wait in a ``HeadGate`` on the accept thread until their first head
+    /// is complete; only then do they get a thread (and count against `maximumConnections`).
+    private let gate: HeadGate.Limits?
+    /// Whether its threads run at a lower priority than the process's others.
+    private let yieldsToTheApp: Bool
 
     /// How long `stop()` waits for the threads to finish. They react to the wake signal within
     /// milliseconds; only a handler that blocks can hold one longer, and then `stop()` returns anyway.
     package static let stopGracePeriod: DispatchTimeInterval = .milliseconds(800)
 
-    package init(name: String, maximumConnections: Int? = nil) {
+    /// With `yieldsToTheApp`, the accept thread and every connection thread run at a lower priority
+    /// (nice +10 on Linux, where the nice value is per thread), so that whatever clients send, the
+    /// process's other threads get the processor first.
+    package init(
+        name: String, maximumConnections: Int? = nil, gate: HeadGate.Limits? = nil, yieldsToTheApp: Bool = false
+    ) {
         self.name = name
         self.maximumConnections = maximumConnections
+        self.gate = gate
+        self.yieldsToTheApp = yieldsToTheApp
+    }
+
+    /// Lowers the calling thread's priority when ``yieldsToTheApp``.
+    private func lowerPriorityIfAsked() {
+        guard yieldsToTheApp else { return }
+        #if canImport(Glibc)
+            _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 10)
+        #endif
     }
 
     // MARK: - Observations
@@ -93,6 +113,17 @@ package final class HTTPListener: Sendable {
     // MARK: - Accepting
 
     private func acceptLoop(_ run: ServerRun) {
+        lowerPriorityIfAsked()
+        if let gate {
+            var heads = HeadGate(limits: gate)
+            while heads.round(
+                listenFD: run.listenFD, wakeFD: run.wake.readFD,
+                admit: { fd, bytes in
+                    spawnConnectionThread(fd: fd, run: run, buffered: bytes)
+                })
+            {}
+            return
+        }
         while true {
             var descriptors = [
                 pollfd(fd: run.wake.readFD, events: Int16(POLLIN), revents: 0),
@@ -112,7 +143,7 @@ package final class HTTPListener: Sendable {
         }
     }
 
-    private func spawnConnectionThread(fd: Int32, run: ServerRun) {
+    private func spawnConnectionThread(fd: Int32, run: ServerRun, buffered: [UInt8] = []) {
         let limit = maximumConnections
         let connectionID: Int? = state.withLock { state in
             if let limit, state.openConnections >= limit { return nil }
@@ -124,9 +155,10 @@ package final class HTTPListener: Sendable {
             POSIXSocket.closeWithReset(fd)
             return
         }
-        let connection = SocketConnection(fd: fd, wake: run.wake)
+        let connection = SocketConnection(fd: fd, wake: run.wake, buffered: buffered)
         run.threads.enter()
         let thread = Thread { [self] in
+            lowerPriorityIfAsked()
             switch run.serve(connection, connectionID) {
             case .reset:
                 POSIXSocket.closeWithReset(fd)

@@ -5,7 +5,28 @@ import Foundation
 package struct HTTPRequestReader {
     // MARK: - Limits
 
-    /// The largest request head accepted; a bigger one is answered with 431. 1 MiB.
+    /// What one request may cost before it is refused: the bytes and lines of its head and how long it
+    /// may take to arrive. Every check runs as bytes arrive, so a client pays for what it sends and no more.
+    package struct Limits: Sendable {
+        /// The most bytes of a head, counting the stray empty lines before it; more is answered with 431.
+        package var headBytes: Int
+        /// The most header lines (folded continuation lines count too); more is answered with 431.
+        package var headerLines: Int
+        /// How long a request (its head and body, from when the reader starts waiting for it) may take to
+        /// arrive; `nil` for no limit. Past it the reader throws ``ConnectionEnd/timedOut``.
+        package var requestTimeout: TimeInterval?
+
+        package init(headBytes: Int, headerLines: Int, requestTimeout: TimeInterval?) {
+            self.headBytes = headBytes
+            self.headerLines = headerLines
+            self.requestTimeout = requestTimeout
+        }
+
+        /// `TestServer`'s: a 1 MiB head, any number of lines, no deadline (tests stall on purpose).
+        package static let testServer = Limits(headBytes: headLimit, headerLines: .max, requestTimeout: nil)
+    }
+
+    /// The largest request head `TestServer` accepts; a bigger one is answered with 431. 1 MiB.
     package static let headLimit = 1 << 20
 
     /// The longest chunk-size or trailer line accepted in a chunked body. 64 KiB.
@@ -14,26 +35,36 @@ package struct HTTPRequestReader {
     // MARK: - State
 
     private let connection: SocketConnection
+    private let limits: Limits
     private var buffer: [UInt8] = []
+    /// Reused by every read, so a read costs what arrived rather than a fresh 64 KiB buffer.
+    private var scratch = [UInt8](repeating: 0, count: 16_384)
+    /// When the request being read must have arrived; `nil` without a deadline.
+    private var deadline: Date?
 
     // MARK: - Init
 
-    package init(connection: SocketConnection) {
+    package init(connection: SocketConnection, limits: Limits = .testServer) {
         self.connection = connection
+        self.limits = limits
+        buffer = connection.buffered
     }
 
     // MARK: - Reading
 
     /// Reads the next request. Returns `nil` when the client closed cleanly between requests.
-    /// Throws a `ConnectionEnd` for an oversized head, a malformed request, a truncated one, or a server stop.
+    /// Throws a `ConnectionEnd` for an oversized head, a malformed request, a truncated one, a missed
+    /// deadline, or a server stop.
     /// `bodyConsumer` may return, for the request's path, a function that gets the body piece by piece as it
     /// arrives instead of it being stored (`TestServer` digests large uploads so).
     package mutating func readRequest(
         connectionID: Int, bodyConsumer: (String) -> ((ArraySlice<UInt8>) -> Void)? = { _ in nil }
     ) throws -> ReceivedRequest? {
+        deadline = limits.requestTimeout.map { Date().addingTimeInterval($0) }
         guard let head = try readHead() else { return nil }
         let receivedAt = Date()
-        var request = try Self.parseHead(head, receivedAt: receivedAt, connectionID: connectionID)
+        var request = try Self.parseHead(
+            head, headerLines: limits.headerLines, receivedAt: receivedAt, connectionID: connectionID)
 
         let isChunked = request.request.header("Transfer-Encoding")?.lowercased().contains("chunked") ?? false
         var contentLength = 0
@@ -65,74 +96,35 @@ package struct HTTPRequestReader {
 
     // MARK: - Head
 
+    /// The head's bytes without its final empty line; `nil` when the client closed before sending any.
+    /// Stray empty lines before it are skipped (RFC 9112 asks servers to tolerate some) but count against
+    /// ``Limits/headBytes``, and each byte is looked at a bounded number of times.
     private mutating func readHead() throws -> [UInt8]? {
         var searchFrom = 0
+        var skipped = 0
         while true {
+            var start = 0
+            while start + 1 < buffer.count && buffer[start] == 13 && buffer[start + 1] == 10 { start += 2 }
+            if start > 0 {
+                buffer.removeFirst(start)
+                skipped += start
+                searchFrom = 0
+            }
             if let end = Self.find([13, 10, 13, 10], in: buffer, from: searchFrom) {
-                guard end <= Self.headLimit else { throw ConnectionEnd.headersTooLarge }
+                guard skipped + end <= limits.headBytes else { throw ConnectionEnd.headersTooLarge }
                 let head = Array(buffer[0..<end])
                 buffer.removeFirst(end + 4)
                 return head
             }
-            if buffer.count > Self.headLimit { throw ConnectionEnd.headersTooLarge }
+            if skipped + buffer.count > limits.headBytes { throw ConnectionEnd.headersTooLarge }
             searchFrom = max(0, buffer.count - 3)
-            let more = try connection.readSome()
-            if more.isEmpty {
+            let count = try connection.receive(into: &scratch, deadline: deadline)
+            if count == 0 {
                 if buffer.isEmpty { return nil }
                 throw ConnectionEnd.truncatedRequest
             }
-            buffer.append(contentsOf: more)
-            // Tolerate stray CRLFs between requests, as RFC 9112 asks.
-            while buffer.count >= 2 && buffer[0] == 13 && buffer[1] == 10 {
-                buffer.removeFirst(2)
-                searchFrom = 0
-            }
+            buffer.append(contentsOf: scratch[0..<count])
         }
-    }
-
-    private static func parseHead(_ head: [UInt8], receivedAt: Date, connectionID: Int) throws -> ReceivedRequest {
-        let text = String(decoding: head, as: UTF8.self)
-        var lines = text.components(separatedBy: "\r\n")
-        let requestLine = lines.removeFirst().split(separator: " ", omittingEmptySubsequences: true)
-        guard requestLine.count == 3, requestLine[2].hasPrefix("HTTP/") else { throw ConnectionEnd.malformedRequest }
-
-        var headers: [HeaderLine] = []
-        for line in lines where !line.isEmpty {
-            if line.first == " " || line.first == "\t", let last = headers.popLast() {
-                let folded = line.trimmingCharacters(in: .whitespaces)
-                headers.append(HeaderLine(last.name, last.value + " " + folded))
-                continue
-            }
-            guard let colon = line.firstIndex(of: ":") else { throw ConnectionEnd.malformedRequest }
-            let name = String(line[..<colon])
-            let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
-            headers.append(HeaderLine(name, value))
-        }
-
-        var target = String(requestLine[1])
-        if let schemeEnd = target.range(of: "://"), target.hasPrefix("http") {
-            let afterAuthority = target[schemeEnd.upperBound...]
-            target =
-                afterAuthority.firstIndex(where: { $0 == "/" || $0 == "?" })
-                .map { String(afterAuthority[$0...]) } ?? "/"
-            if target.hasPrefix("?") { target = "/" + target }
-        }
-        var path = target
-        var query: String?
-        if let mark = target.firstIndex(of: "?") {
-            path = String(target[..<mark])
-            query = String(target[target.index(after: mark)...])
-        }
-        let request = ParsedRequest(
-            method: String(requestLine[0]),
-            path: path,
-            query: query,
-            headers: headers,
-            body: Data(),
-            receivedAt: receivedAt,
-            connectionID: connectionID
-        )
-        return ReceivedRequest(request: request, version: String(requestLine[2]))
     }
 
     // MARK: - Body
@@ -190,14 +182,14 @@ package struct HTTPRequestReader {
     }
 
     private mutating func fill() throws {
-        let more = try connection.readSome()
-        guard !more.isEmpty else { throw ConnectionEnd.truncatedRequest }
-        buffer.append(contentsOf: more)
+        let count = try connection.receive(into: &scratch, deadline: deadline)
+        guard count > 0 else { throw ConnectionEnd.truncatedRequest }
+        buffer.append(contentsOf: scratch[0..<count])
     }
 
     // MARK: - Helpers
 
-    private static func find(_ pattern: [UInt8], in bytes: [UInt8], from start: Int) -> Int? {
+    static func find(_ pattern: [UInt8], in bytes: [UInt8], from start: Int) -> Int? {
         guard bytes.count >= pattern.count else { return nil }
         var index = max(0, start)
         while index <= bytes.count - pattern.count {

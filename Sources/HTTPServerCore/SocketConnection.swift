@@ -17,10 +17,14 @@ package struct SocketConnection: Sendable {
     /// Signalled when the server stops.
     package let wake: WakeSignal
 
+    /// Bytes already read from the socket before it was handed over (by a ``HeadGate``); a reader starts with them.
+    package let buffered: [UInt8]
+
     /// Wraps an accepted, non-blocking socket.
-    package init(fd: Int32, wake: WakeSignal) {
+    package init(fd: Int32, wake: WakeSignal, buffered: [UInt8] = []) {
         self.fd = fd
         self.wake = wake
+        self.buffered = buffered
     }
 
     // MARK: - Waiting
@@ -70,18 +74,33 @@ package struct SocketConnection: Sendable {
     // MARK: - Reading
 
     /// Reads whatever is available, up to `maxCount` bytes, waiting for at least one. Empty means EOF.
-    package func readSome(maxCount: Int = 65_536) throws -> [UInt8] {
+    /// With a `deadline`, throws `ConnectionEnd.timedOut` when nothing arrives before it.
+    package func readSome(maxCount: Int = 65_536, deadline: Date? = nil) throws -> [UInt8] {
         var chunk = [UInt8](repeating: 0, count: maxCount)
+        let count = try receive(into: &chunk, deadline: deadline)
+        return Array(chunk[0..<count])
+    }
+
+    /// Reads whatever is available into the start of `scratch` (up to its size), waiting for at least one
+    /// byte; returns how many arrived, 0 for EOF. A reader that keeps its scratch buffer pays per byte
+    /// received, not per read. With a `deadline`, throws `ConnectionEnd.timedOut` when nothing arrives
+    /// before it.
+    package func receive(into scratch: inout [UInt8], deadline: Date? = nil) throws -> Int {
         while true {
-            let count = chunk.withUnsafeMutableBytes { buffer in
+            let count = scratch.withUnsafeMutableBytes { buffer in
                 recv(fd, buffer.baseAddress, buffer.count, 0)
             }
-            if count >= 0 { return Array(chunk[0..<count]) }
+            if count >= 0 { return count }
             switch errno {
             case EINTR:
                 continue
             case EAGAIN, EWOULDBLOCK:
-                try wait()
+                if let deadline {
+                    let remaining = deadline.timeIntervalSinceNow
+                    guard remaining > 0, try wait(timeout: remaining) else { throw ConnectionEnd.timedOut }
+                } else {
+                    try wait()
+                }
             default:
                 throw ConnectionEnd.ioFailure(errno)
             }
@@ -97,14 +116,18 @@ package struct SocketConnection: Sendable {
         }
     }
 
-    /// Reads and discards input for up to `timeout` seconds or until EOF, so a close right after an error
-    /// answer does not turn into a reset that destroys the answer before the client reads it.
-    package func drainBeforeClose(timeout: TimeInterval) {
+    /// Reads and discards input for up to `timeout` seconds or until EOF (or `maxBytes` have been read),
+    /// so a close right after an error answer does not turn into a reset that destroys the answer before
+    /// the client reads it.
+    package func drainBeforeClose(timeout: TimeInterval, maxBytes: Int = .max) {
         let deadline = Date().addingTimeInterval(timeout)
+        var drained = 0
         do {
-            while deadline.timeIntervalSinceNow > 0 {
+            while deadline.timeIntervalSinceNow > 0 && drained < maxBytes {
                 guard try wait(timeout: deadline.timeIntervalSinceNow) else { return }
-                if try readSome().isEmpty { return }
+                let count = try readSome().count
+                if count == 0 { return }
+                drained += count
             }
         } catch {
             return

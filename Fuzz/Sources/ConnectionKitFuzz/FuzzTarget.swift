@@ -13,6 +13,7 @@ enum FuzzTarget: String, CaseIterable, Sendable {
     case credentialFile = "credential-file"
     case offlineQueueEntry = "offline-queue-entry"
     case requestReader = "request-reader"
+    case inspectorRequestReader = "inspector-request-reader"
     case requestValidator = "request-validator"
 
     /// The target `FUZZ_TARGET` names; the process ends with a message when it names none.
@@ -36,6 +37,7 @@ enum FuzzTarget: String, CaseIterable, Sendable {
         case .credentialFile: CredentialFileFuzz.run(input)
         case .offlineQueueEntry: OfflineQueueEntryFuzz.run(input)
         case .requestReader: RequestReaderFuzz.run(input)
+        case .inspectorRequestReader: RequestReaderFuzz.runInspector(input)
         case .requestValidator: RequestValidatorFuzz.run(input)
         }
     }

@@ -1,3 +1,4 @@
+import ConnectionKitInspector
 import ConnectionKitTesting
 import Foundation
 
@@ -22,7 +23,20 @@ enum RequestReaderFuzz {
     /// Well below a socket pair's buffer, so that the whole input is written before reading.
     static let maximumInput = 64 * 1_024
 
-    static func run(_ input: Data) {
+    /// The inspector's limits, its head budget scaled down from 64 KiB to 4 KiB so that inputs within
+    /// libFuzzer's length (8 KiB in scripts/fuzz.sh) reach the budget's refusal too.
+    static let inspectorLimits = HTTPRequestReader.Limits(
+        headBytes: min(ConnectionInspector.maximumHeadBytes, 4 * 1_024),
+        headerLines: ConnectionInspector.maximumHeaderLines,
+        requestTimeout: ConnectionInspector.requestTimeout)
+
+    /// The inspector's reader: its limits, bodies dropped; no request it returns has more header lines
+    /// than the budget allows.
+    static func runInspector(_ input: Data) {
+        run(input, limits: inspectorLimits)
+    }
+
+    static func run(_ input: Data, limits: HTTPRequestReader.Limits = .testServer) {
         var pair: [Int32] = [-1, -1]
         #if canImport(Glibc)
             let streamType = Int32(SOCK_STREAM.rawValue)
@@ -38,14 +52,19 @@ enum RequestReaderFuzz {
         guard written == sent.count else { fatalError("short write to the socket pair") }
         shutdown(pair[1], Int32(SHUT_WR))
         _ = fcntl(pair[0], F_SETFL, fcntl(pair[0], F_GETFL) | O_NONBLOCK)
-        var reader = HTTPRequestReader(connection: SocketConnection(fd: pair[0], wake: wake))
+        var reader = HTTPRequestReader(connection: SocketConnection(fd: pair[0], wake: wake), limits: limits)
         do {
             // Bodies of /digest… paths are streamed into a digest, as TestServer.digestBodies(of:) does.
             var digest = TestBodyDigest()
-            while try reader.readRequest(
+            while let received = try reader.readRequest(
                 connectionID: 1,
-                bodyConsumer: { path in path.hasPrefix("/digest") ? { digest.update($0) } : nil }) != nil
-            {}
+                bodyConsumer: { path in path.hasPrefix("/digest") ? { digest.update($0) } : nil })
+            {
+                guard received.request.headers.count <= limits.headerLines else {
+                    fatalError(
+                        "\(received.request.headers.count) header lines passed a budget of \(limits.headerLines)")
+                }
+            }
             _ = digest.byteCount
         } catch is ConnectionEnd {
             return

@@ -7,7 +7,11 @@ import HTTPServerCore
 final class InspectorServer: Sendable {
     let registry: ConnectionRegistry
     private let listener = HTTPListener(
-        name: "ConnectionInspector", maximumConnections: ConnectionInspector.maximumConnections)
+        name: "ConnectionInspector", maximumConnections: ConnectionInspector.maximumConnections,
+        gate: HeadGate.Limits(
+            headBytes: ConnectionInspector.maximumHeadBytes, timeout: ConnectionInspector.requestTimeout,
+            maximumWaiting: ConnectionInspector.maximumWaitingConnections),
+        yieldsToTheApp: true)
     private let fanOut = EventFanOut()
     private let token = Locked<InspectorToken?>(nil)
 
@@ -47,28 +51,39 @@ final class InspectorServer: Sendable {
 
     // MARK: - Connections
 
+    /// The limits on what a client may send before it has shown a token (see ``ConnectionInspector``).
+    static let limits = HTTPRequestReader.Limits(
+        headBytes: ConnectionInspector.maximumHeadBytes, headerLines: ConnectionInspector.maximumHeaderLines,
+        requestTimeout: ConnectionInspector.requestTimeout)
+
     private func serve(_ connection: SocketConnection, id: Int) -> ConnectionDisposition {
-        var reader = HTTPRequestReader(connection: connection)
+        var reader = HTTPRequestReader(connection: connection, limits: Self.limits)
         do {
             while true {
                 // Bodies are read and dropped: the inspector needs none, and memory stays bounded.
                 guard let received = try reader.readRequest(connectionID: id, bodyConsumer: { _ in { _ in } }) else {
                     return .close
                 }
-                let response = respond(to: received.request)
-                let keepAlive = received.allowsKeepAlive && !response.isEventStream
-                try write(response, keepAlive: keepAlive, includeBody: received.request.method != "HEAD")
+                var response = respond(to: received.request)
+                var subscriber: EventFanOut.Subscriber?
                 if response.isEventStream {
-                    streamEvents(to: connection)
+                    subscriber = fanOut.subscribe()
+                    if subscriber == nil { response = .refused(503, "Too many pages follow the events.") }
+                }
+                // A refusal ends the connection: a client without the token gets one answer per connection.
+                let keepAlive = received.allowsKeepAlive && !response.isEventStream && response.status < 400
+                try write(response, keepAlive: keepAlive, includeBody: received.request.method != "HEAD")
+                if let subscriber {
+                    streamEvents(to: connection, subscriber: subscriber)
                     return .close
                 }
                 guard keepAlive else { return .close }
             }
         } catch ConnectionEnd.headersTooLarge {
-            try? connection.write("HTTP/1.1 431 Request Header Fields Too Large\r\nContent-Length: 0\r\n\r\n")
+            answerAndClose(connection, "431 Request Header Fields Too Large")
             return .close
         } catch ConnectionEnd.malformedRequest {
-            try? connection.write("HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n")
+            answerAndClose(connection, "400 Bad Request")
             return .close
         } catch {
             return .close
@@ -94,10 +109,17 @@ final class InspectorServer: Sendable {
         }
     }
 
+    /// Answers a request that cannot be read, then reads out briefly what the client still sends, so the
+    /// close is a FIN rather than a reset that could destroy the answer before the client reads it.
+    private func answerAndClose(_ connection: SocketConnection, _ status: String) {
+        try? connection.write("HTTP/1.1 \(status)\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+        connection.finishWriting()
+        connection.drainBeforeClose(timeout: 1, maxBytes: ConnectionInspector.maximumHeadBytes)
+    }
+
     /// Sends the page its events until it goes away or the inspector stops: a comment every 10 s
     /// when idle (to notice a closed page), `resync` after dropped updates.
-    private func streamEvents(to connection: SocketConnection) {
-        guard let subscriber = fanOut.subscribe() else { return }
+    private func streamEvents(to connection: SocketConnection, subscriber: EventFanOut.Subscriber) {
         defer { fanOut.unsubscribe(subscriber) }
         do {
             try connection.write("retry: 1000\n\n")
