@@ -36,7 +36,9 @@ enum CURLCommand {
         }
         if !body.isEmpty {
             if let text = String(data: body, encoding: .utf8), !text.contains("\0") {
-                arguments.append("--data-binary \(quote(text))")
+                // `--data-raw`, not `--data-binary`: curl reads a value starting with `@` as the name of a
+                // file to upload, so a body such as `@/home/me/.ssh/id_rsa` would send that file.
+                arguments.append("--data-raw \(quote(text))")
             } else {
                 preamble.append("# The body is \(body.count) bytes of binary data: save it as body.bin first.")
                 arguments.append("--data-binary @body.bin")

@@ -53,8 +53,10 @@ enum DebugOutput {
         guard run(of: request) != nil else { return }
         let proxy = request.proxy
         let secrets = (headers: request.secretHeaderFields, query: request.secretQueryItems)
-        let values = Redaction.secretValues(
-            in: sent, secretHeaderFields: secrets.headers, secretQueryItems: secrets.query)
+        // The proxy's credentials too: the transport sends them, so the request does not show them.
+        let values =
+            Redaction.secretValues(in: sent, secretHeaderFields: secrets.headers, secretQueryItems: secrets.query)
+            + Redaction.proxySecretValues(proxy)
         let updated = updateRun(of: request) { run in
             run.secrets = Array(Set(run.secrets + values)).sorted { $0.count > $1.count }
         }
@@ -130,7 +132,8 @@ enum DebugOutput {
         }
         if let metrics { lines.append(metricsLine(metrics)) }
         if let response {
-            lines += headerLines(response.head.fields, secretHeaderFields: request.secretHeaderFields)
+            let fields = Redaction.scrubbed(response.head.fields, of: secrets)
+            lines += headerLines(fields, secretHeaderFields: request.secretHeaderFields)
         }
         if let preview {
             if let savedTo = preview.savedTo { lines.append("saved to \(savedTo.path)") }
