@@ -52,8 +52,20 @@ enum CURLCommand {
         return (preamble + [command]).joined(separator: "\n")
     }
 
-    /// Single-quotes `text` for a POSIX shell: nothing inside is special except `'` itself.
+    /// Single-quotes `text` for a POSIX shell: nothing inside is special except `'` itself. Scalar by
+    /// scalar, as the shell reads bytes: a `'` followed by a combining mark is one `Character` to Swift, which
+    /// `String` replacement would skip, leaving the quote open and the rest of the text to the shell.
     static func quote(_ text: String) -> String {
-        "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
+        var quoted = String.UnicodeScalarView()
+        quoted.append("'")
+        for scalar in text.unicodeScalars {
+            if scalar == "'" {
+                quoted.append(contentsOf: "'\\''".unicodeScalars)
+            } else {
+                quoted.append(scalar)
+            }
+        }
+        quoted.append("'")
+        return String(quoted)
     }
 }

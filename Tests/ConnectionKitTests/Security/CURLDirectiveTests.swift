@@ -12,13 +12,15 @@ private final class CURLBodyProbe: ConnectionRequest<Data>, @unchecked Sendable 
     // Safe: only immutable stored properties.
     let target: URL
     let body: Data
-    init(_ target: URL, body: Data) {
+    let note: String
+    init(_ target: URL, body: Data, note: String = "") {
         self.target = target
         self.body = body
+        self.note = note
     }
     override var url: URL? { target }
     override var httpMethod: HTTPMethod { .post }
-    override var requestHeaderFields: [String: String] { ["Content-Type": "text/plain"] }
+    override var requestHeaderFields: [String: String] { ["Content-Type": "text/plain", "X-Note": note] }
     override var bodyData: Data? { body }
 }
 
@@ -65,5 +67,30 @@ private final class CURLBodyProbe: ConnectionRequest<Data>, @unchecked Sendable 
         let received = try #require(server.receivedRequests("/upload").first)
         #expect(received.body == body, "curl sent \(String(decoding: received.body, as: UTF8.self))")
         #expect(!String(decoding: received.body, as: UTF8.self).contains("PRIVATE-KEY-CONTENT"))
+    }
+
+    /// A `'` followed by a combining mark is one `Character` to Swift: quoting that replaced `'` as a
+    /// `Character` left it unescaped, and the text after it ran as shell code (found by the `curl-command`
+    /// fuzz target).
+    @Test(
+        "a quote followed by a combining mark stays quoted: pasting the command runs no code of the request's",
+        arguments: ["\u{301}", "\u{64C}", "\u{20DD}"])
+    func aQuoteWithACombiningMarkStaysQuoted(mark: String) async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ck-curl-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let marker = folder.appendingPathComponent("ran")
+        let server = try TestServer.started()
+        defer { server.stop() }
+        server.route("/upload") { .echo($0) }
+
+        let injected = "x'\(mark) $(touch \(marker.path)) '"
+        let command = CURLBodyProbe(server.url("/upload"), body: Data(injected.utf8), note: injected).cURLDescription
+        let status = try runShell(command)
+        #expect(!FileManager.default.fileExists(atPath: marker.path), "the shell ran the request's text: \(command)")
+        #expect(status == 0, "\(command)")
+        let received = try #require(server.receivedRequests("/upload").first)
+        #expect(received.body == Data(injected.utf8))
+        #expect(received.header("X-Note") == injected)
     }
 }
