@@ -186,7 +186,7 @@ enum Redaction {
     static func scrubbed(_ headers: [String: String], of secrets: [String]) -> [String: String] {
         guard !secrets.isEmpty else { return headers }
         return headers.mapValues { value in
-            secrets.reduce(value) { $0.replacingOccurrences(of: $1, with: placeholder) }
+            secrets.reduce(value) { $0.replacingOccurrences(of: $1, with: placeholder, options: .literal) }
         }
     }
 
