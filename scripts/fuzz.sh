@@ -27,6 +27,7 @@ all_targets=(
     request-reader
     inspector-request-reader
     request-validator
+    curl-command
 )
 if [ $# -gt 0 ]; then targets=("$@"); else targets=("${all_targets[@]}"); fi
 

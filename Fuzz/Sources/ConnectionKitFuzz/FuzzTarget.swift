@@ -15,6 +15,7 @@ enum FuzzTarget: String, CaseIterable, Sendable {
     case requestReader = "request-reader"
     case inspectorRequestReader = "inspector-request-reader"
     case requestValidator = "request-validator"
+    case curlCommand = "curl-command"
 
     /// The target `FUZZ_TARGET` names; the process ends with a message when it names none.
     static let selected: FuzzTarget = {
@@ -39,6 +40,7 @@ enum FuzzTarget: String, CaseIterable, Sendable {
         case .requestReader: RequestReaderFuzz.run(input)
         case .inspectorRequestReader: RequestReaderFuzz.runInspector(input)
         case .requestValidator: RequestValidatorFuzz.run(input)
+        case .curlCommand: CURLCommandFuzz.run(input)
         }
     }
 }

@@ -36,7 +36,9 @@ enum CURLCommand {
         }
         if !body.isEmpty {
             if let text = String(data: body, encoding: .utf8), !text.contains("\0") {
-                arguments.append("--data-binary \(quote(text))")
+                // `--data-raw`, not `--data-binary`: curl reads a value starting with `@` as the name of a
+                // file to upload, so a body such as `@/home/me/.ssh/id_rsa` would send that file.
+                arguments.append("--data-raw \(quote(text))")
             } else {
                 preamble.append("# The body is \(body.count) bytes of binary data: save it as body.bin first.")
                 arguments.append("--data-binary @body.bin")
@@ -50,8 +52,20 @@ enum CURLCommand {
         return (preamble + [command]).joined(separator: "\n")
     }
 
-    /// Single-quotes `text` for a POSIX shell: nothing inside is special except `'` itself.
+    /// Single-quotes `text` for a POSIX shell: nothing inside is special except `'` itself. Scalar by
+    /// scalar, as the shell reads bytes: a `'` followed by a combining mark is one `Character` to Swift, which
+    /// `String` replacement would skip, leaving the quote open and the rest of the text to the shell.
     static func quote(_ text: String) -> String {
-        "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
+        var quoted = String.UnicodeScalarView()
+        quoted.append("'")
+        for scalar in text.unicodeScalars {
+            if scalar == "'" {
+                quoted.append(contentsOf: "'\\''".unicodeScalars)
+            } else {
+                quoted.append(scalar)
+            }
+        }
+        quoted.append("'")
+        return String(quoted)
     }
 }

@@ -171,8 +171,40 @@ enum Redaction {
             }
             if let password = url.password { values.append(password) }
         }
+        return scrubbable(values)
+    }
+
+    /// `values` trimmed, each also with `/` escaped as JSON does, without the ones too short to scrub.
+    private static func scrubbable(_ values: [String]) -> [String] {
         let trimmed = values.map { $0.trimmingCharacters(in: .whitespaces) }
         let all = trimmed + trimmed.map { $0.replacingOccurrences(of: "/", with: "\\/") }
         return Array(Set(all.filter { $0.count >= minimumScrubbedLength }))
+    }
+
+    /// `headers` with every occurrence of `secrets` (longest first) in a value replaced: a server may echo
+    /// what it received (a forwarded `Proxy-Authorization`, say) in a response header as well as in a body.
+    static func scrubbed(_ headers: [String: String], of secrets: [String]) -> [String: String] {
+        guard !secrets.isEmpty else { return headers }
+        return headers.mapValues { value in
+            secrets.reduce(value) { $0.replacingOccurrences(of: $1, with: placeholder, options: .literal) }
+        }
+    }
+
+    /// The credentials of a class's `proxy`, in every form a body could echo them in: the user name
+    /// and password as written and percent-decoded, and the `Proxy-Authorization: Basic` credential
+    /// (base64 of `user:password`) the transport adds on its own. A proxy that does not ask for them
+    /// forwards that header to the server, which may echo it.
+    static func proxySecretValues(_ proxy: URL?) -> [String] {
+        guard let proxy, proxy.user != nil || proxy.password != nil else { return [] }
+        let written = (user: proxy.user ?? "", password: proxy.password ?? "")
+        let decoded = (
+            user: written.user.removingPercentEncoding ?? written.user,
+            password: written.password.removingPercentEncoding ?? written.password
+        )
+        var values = [written.user, written.password, decoded.user, decoded.password]
+        for pair in Set(["\(written.user):\(written.password)", "\(decoded.user):\(decoded.password)"]) {
+            values.append(Data(pair.utf8).base64EncodedString())
+        }
+        return scrubbable(values)
     }
 }

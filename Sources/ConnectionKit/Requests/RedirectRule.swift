@@ -25,7 +25,8 @@ enum RedirectRule {
         after response: HTTPURLResponse, from previous: URLRequest, secretHeaderFields: Set<String>
     ) -> URLRequest? {
         guard let location = response.value(forHTTPHeaderField: "Location"),
-            let target = URL(string: location, relativeTo: previous.url)?.absoluteURL
+            let resolved = URL(string: location, relativeTo: previous.url)?.absoluteURL,
+            let target = withoutServerCredentials(resolved, location)
         else { return nil }
         var next = previous
         next.url = target
@@ -44,6 +45,18 @@ enum RedirectRule {
             }
         }
         return next
+    }
+
+    /// `target` without the user name and password the server wrote into `location` (`http://user:pw@host/`):
+    /// both transports would send them as `Authorization: Basic`, credentials the app never gave. `nil`
+    /// when they cannot be removed. Userinfo the app's own URL carries (and a relative `location` keeps)
+    /// stays.
+    private static func withoutServerCredentials(_ target: URL, _ location: String) -> URL? {
+        guard let written = URL(string: location), written.user != nil || written.password != nil else { return target }
+        guard var components = URLComponents(url: target, resolvingAgainstBaseURL: false) else { return nil }
+        components.percentEncodedUser = nil
+        components.percentEncodedPassword = nil
+        return components.url
     }
 
     static func isSameOrigin(_ lhs: URL?, _ rhs: URL?) -> Bool {

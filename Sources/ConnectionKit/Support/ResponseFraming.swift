@@ -25,7 +25,20 @@ enum ResponseFraming {
         guard values.allSatisfy({ $0.elementsEqual(first) }) else {
             return "the response has conflicting Content-Length values (RFC 9112 §6.3)"
         }
+        // A length past Int64 wraps or saturates in a transport, which may then end the body early
+        // and report it complete.
+        guard fitsInt64(Array(first.reversed())) else {
+            return "the response's Content-Length is larger than any body can be (over \(Int64.max) bytes)"
+        }
         return nil
+    }
+
+    /// Whether the ASCII digits `digits` (most significant first) read as at most `Int64.max`.
+    private static func fitsInt64(_ digits: [UInt8]) -> Bool {
+        let significant = digits.drop { $0 == UInt8(ascii: "0") }
+        let maximum = Array(String(Int64.max).utf8)
+        guard significant.count == maximum.count else { return significant.count < maximum.count }
+        return !significant.lexicographicallyPrecedes(maximum) ? significant.elementsEqual(maximum) : true
     }
 
     private static func isBlank(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 }

@@ -53,11 +53,27 @@ enum WireValidation {
             guard isToken(name) else {
                 return Violation(hook: hook, field: "the header name \(shown(name))", problem: notATokenProblem)
             }
-            guard isFieldValue(value) else {
-                return Violation(hook: hook, field: "the value of the header \(shown(name))", problem: lineBreakProblem)
+            if isFramingHeader(name) {
+                return Violation(hook: hook, field: "the header \(shown(name))", problem: framingProblem)
+            }
+            if let problem = fieldValueProblem(value) {
+                return Violation(hook: hook, field: "the value of the header \(shown(name))", problem: problem)
             }
         }
-        return nil
+        return headFieldsViolation(headerFields, hook: hook)
+    }
+
+    /// The violation of header fields that together exceed ``maximumHeaderBytes``, else `nil`.
+    private static func headFieldsViolation(_ headerFields: [(name: String, value: String)], hook: String)
+        -> Violation?
+    {
+        // Each field costs its name, its value and `: ` plus CRLF on the wire.
+        let total = headerFields.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count + 4 }
+        guard total > maximumHeaderBytes else { return nil }
+        return Violation(
+            hook: hook, field: "the header fields",
+            problem: "take \(total) bytes, more than the \(maximumHeaderBytes) bytes ConnectionKit sends in a request "
+                + "head (servers refuse far less: nginx 8 KiB a line, most 64 KiB in all)")
     }
 
     /// Throws the ``violation(method:headerFields:form:hook:)`` as `ConnectionError.invalidRequest`.
@@ -88,14 +104,14 @@ enum WireValidation {
         let delimiter = Data(delimiter(for: boundary).utf8)
         for (index, part) in form.parts.enumerated() {
             let label = partLabel(index: index, name: part.name)
-            guard isFieldValue(part.name) else {
-                return Violation(hook: hook, field: "the name of multipart \(label)", problem: lineBreakProblem)
+            if let problem = fieldValueProblem(part.name) {
+                return Violation(hook: hook, field: "the name of multipart \(label)", problem: problem)
             }
-            if let filename = part.filename, !isFieldValue(filename) {
-                return Violation(hook: hook, field: "the filename of multipart \(label)", problem: lineBreakProblem)
+            if let problem = part.filename.flatMap(fieldValueProblem) {
+                return Violation(hook: hook, field: "the filename of multipart \(label)", problem: problem)
             }
-            if let contentType = part.contentType, !isFieldValue(contentType) {
-                return Violation(hook: hook, field: "the Content-Type of multipart \(label)", problem: lineBreakProblem)
+            if let problem = part.contentType.flatMap(fieldValueProblem) {
+                return Violation(hook: hook, field: "the Content-Type of multipart \(label)", problem: problem)
             }
             if case .data(let data) = part.content, data.range(of: delimiter) != nil {
                 return boundaryCollision(boundary, label: label, hook: hook)
@@ -120,6 +136,28 @@ enum WireValidation {
     static func delimiter(for boundary: String) -> String { "--" + boundary }
 
     private static let lineBreakProblem = "contains CR, LF or NUL, which would break the line it is sent on"
+    private static let controlProblem =
+        "contains a control character (one of U+0001-U+001F other than tab, or DEL), which RFC 9110 does not allow "
+        + "in a field value and servers and proxies read differently"
+    private static let framingProblem =
+        "frames the message or names its connection, which only ConnectionKit and its transport write (from the "
+        + "URL and the body); a value set here could make a server read a second, smuggled request"
+
+    /// The header fields a hook may not set, lower-cased: `Content-Length` and `Transfer-Encoding` frame
+    /// the body, `Host` names the target (from the URL), and the hop-by-hop fields (`Connection`,
+    /// `Keep-Alive`, `Proxy-Connection`, `TE`, `Trailer`, `Upgrade`) change how the connection is read.
+    static let framingHeaders: Set<String> = [
+        "content-length", "transfer-encoding", "host", "connection", "keep-alive", "proxy-connection", "te",
+        "trailer", "upgrade",
+    ]
+
+    /// The most bytes of header fields a request may carry (names, values, separators): 256 KiB.
+    static let maximumHeaderBytes = 256 * 1024
+
+    /// Whether `name` is one of ``framingHeaders``, whatever its case.
+    static func isFramingHeader(_ name: String) -> Bool {
+        framingHeaders.contains(name.lowercased())
+    }
     private static let notATokenProblem = "is not an HTTP token (RFC 9110: letters, digits and !#$%&'*+-.^_`|~ only)"
 
     // MARK: - Grammar
@@ -137,10 +175,20 @@ enum WireValidation {
         !text.isEmpty && text.utf8.allSatisfy { tokenCharacters.contains($0) }
     }
 
-    /// Whether `text` can be sent as a header field value: no CR, LF or NUL. (Tabs and non-ASCII bytes
-    /// are sent as they are, as RFC 9110's `obs-text` allows.)
+    /// Whether `text` can be sent as a header field value: no control character but tab (no CR, LF,
+    /// NUL, VT, FF, ESC, BS, DEL, …). Non-ASCII bytes are sent as they are, as RFC 9110's `obs-text` allows.
     static func isFieldValue(_ text: String) -> Bool {
-        !text.utf8.contains { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 }
+        fieldValueProblem(text) == nil
+    }
+
+    /// Why `text` cannot be sent as a header field value (a line break first), or `nil` when it can.
+    static func fieldValueProblem(_ text: String) -> String? {
+        var control = false
+        for byte in text.utf8 {
+            if byte == 0x0D || byte == 0x0A || byte == 0x00 { return lineBreakProblem }
+            if (byte < 0x20 && byte != 0x09) || byte == 0x7F { control = true }
+        }
+        return control ? controlProblem : nil
     }
 
     /// Whether `text` is an RFC 2046 boundary: 1 to 70 `bchars`, the last not a space.

@@ -220,7 +220,7 @@ fileprivate func printCreateEventCommand() {
         curl --request 'POST' \\
           --header 'Accept: application/json' \\
           --header 'Content-Type: application/json' \\
-          --data-binary '{"name":"Bob'\\''s party"}' \\
+          --data-raw '{"name":"Bob'\\''s party"}' \\
           'https://api.example.com/v1/events'
         """
     #expect(CreateEvent().cURLDescription == expected)

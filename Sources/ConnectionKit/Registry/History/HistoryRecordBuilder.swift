@@ -75,7 +75,8 @@ enum HistoryRecordBuilder {
         // Hooks are user code: read outside the request's lock.
         let secretHeaders = request.secretHeaderFields
         record.requestHeaderFields = fields(copied.sentHeaders, secretHeaderFields: secretHeaders)
-        record.responseHeaderFields = fields(copied.receivedHeaders, secretHeaderFields: secretHeaders)
+        record.responseHeaderFields = fields(
+            Redaction.scrubbed(copied.receivedHeaders, of: copied.secrets), secretHeaderFields: secretHeaders)
         if let preview = copied.preview {
             record.responseBodyPreview = DebugOutput.bodyLine(
                 preview.bytes, totalCount: preview.totalCount, secrets: copied.secrets)
