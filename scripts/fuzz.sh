@@ -26,6 +26,7 @@ all_targets=(
     offline-queue-entry
     request-reader
     request-validator
+    sse-retry
 )
 if [ $# -gt 0 ]; then targets=("$@"); else targets=("${all_targets[@]}"); fi
 

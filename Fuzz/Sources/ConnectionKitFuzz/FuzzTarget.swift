@@ -14,6 +14,7 @@ enum FuzzTarget: String, CaseIterable, Sendable {
     case offlineQueueEntry = "offline-queue-entry"
     case requestReader = "request-reader"
     case requestValidator = "request-validator"
+    case sseRetry = "sse-retry"
 
     /// The target `FUZZ_TARGET` names; the process ends with a message when it names none.
     static let selected: FuzzTarget = {
@@ -37,6 +38,7 @@ enum FuzzTarget: String, CaseIterable, Sendable {
         case .offlineQueueEntry: OfflineQueueEntryFuzz.run(input)
         case .requestReader: RequestReaderFuzz.run(input)
         case .requestValidator: RequestValidatorFuzz.run(input)
+        case .sseRetry: SSERetryFuzz.run(input)
         }
     }
 }
