@@ -14,7 +14,7 @@
         static let head =
             "HTTP/1.1 200 OK\r\n" + String(repeating: "a:\r\n", count: 76_000) + "Content-Length: 2\r\n\r\nok"
 
-        @Test("ends in responseTooLarge within seconds, and another origin's request is served meanwhile")
+        @Test("ends in responseTooLarge within seconds, and another origin's request sent meanwhile is served")
         func floodIsRefusedQuickly() async throws {
             let transport = try ConnectionTransport.libcurl()
             let hostile = try RawLoopbackServer { connection in
@@ -39,7 +39,8 @@
                 }
             }
             let elapsed = ContinuousClock.now - started
-            #expect(elapsed < .seconds(5), "took \(elapsed)")
+            // About 1 s in a debug build on 2 busy cores (1.7 s when repeated names were joined line by line).
+            #expect(elapsed < .seconds(10), "took \(elapsed)")
         }
 
         @Test("a head over 300 KiB in all, interim blocks included, ends in responseTooLarge")
