@@ -9,18 +9,23 @@
 // (libcurl 7.68 to 7.79) no connection is reused at all.
 #include "ccurl_private.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/socket.h>
 
-/// One HTTP/1 connection left in a pool: its socket and both ends' ports, which the pre-request
-/// callback is given and which tell a reused connection from a new one that got the same socket.
+/// One HTTP/1 connection left in a pool: its socket, both ends' ports and the server's address, which
+/// the pre-request callback is given and which tell a reused connection from a new one that got the
+/// same socket.
 typedef struct {
     int fd;
     int local_port;
     int peer_port;
+    char peer_address[INET6_ADDRSTRLEN];
 } pooled_connection;
 
 // Both transports' loop threads record and look up, hence the lock; the table is keyed by socket,
@@ -30,14 +35,23 @@ static pooled_connection *pooled = NULL;
 static size_t pooled_count = 0;
 static size_t pooled_capacity = 0;
 
-static int port_of(int fd, int peer) {
-    struct sockaddr_storage address;
-    socklen_t length = sizeof address;
-    int status = peer ? getpeername(fd, (struct sockaddr *)&address, &length)
-                      : getsockname(fd, (struct sockaddr *)&address, &length);
+/// The port of one end of `fd` (-1 when unknown); the peer's address too, into `address` when given.
+static int port_of(int fd, int peer, char address[INET6_ADDRSTRLEN]) {
+    struct sockaddr_storage storage;
+    socklen_t length = sizeof storage;
+    int status = peer ? getpeername(fd, (struct sockaddr *)&storage, &length)
+                      : getsockname(fd, (struct sockaddr *)&storage, &length);
     if (status != 0) return -1;
-    if (address.ss_family == AF_INET) return ntohs(((struct sockaddr_in *)&address)->sin_port);
-    if (address.ss_family == AF_INET6) return ntohs(((struct sockaddr_in6 *)&address)->sin6_port);
+    if (storage.ss_family == AF_INET) {
+        struct sockaddr_in *v4 = (struct sockaddr_in *)&storage;
+        if (address != NULL && inet_ntop(AF_INET, &v4->sin_addr, address, INET6_ADDRSTRLEN) == NULL) return -1;
+        return ntohs(v4->sin_port);
+    }
+    if (storage.ss_family == AF_INET6) {
+        struct sockaddr_in6 *v6 = (struct sockaddr_in6 *)&storage;
+        if (address != NULL && inet_ntop(AF_INET6, &v6->sin6_addr, address, INET6_ADDRSTRLEN) == NULL) return -1;
+        return ntohs(v6->sin6_port);
+    }
     return -1;
 }
 
@@ -51,7 +65,7 @@ static void forget_locked(int fd) {
     }
 }
 
-static void remember(int fd, int local_port, int peer_port) {
+static void remember(int fd, int local_port, int peer_port, const char *peer_address) {
     pthread_mutex_lock(&pool_lock);
     forget_locked(fd);
     if (pooled_count == pooled_capacity) {
@@ -65,16 +79,21 @@ static void remember(int fd, int local_port, int peer_port) {
         pooled = grown;
         pooled_capacity = capacity;
     }
-    pooled[pooled_count++] = (pooled_connection){fd, local_port, peer_port};
+    pooled_connection *entry = &pooled[pooled_count++];
+    entry->fd = fd;
+    entry->local_port = local_port;
+    entry->peer_port = peer_port;
+    snprintf(entry->peer_address, sizeof entry->peer_address, "%s", peer_address);
     pthread_mutex_unlock(&pool_lock);
 }
 
-/// Takes out the pooled connection with these ports: its socket, or -1 (a new connection, or HTTP/2).
-static int take(int local_port, int peer_port) {
+/// Takes out the pooled connection with these ends: its socket, or -1 (a new connection, or HTTP/2).
+static int take(int local_port, int peer_port, const char *peer_address) {
     int fd = -1;
     pthread_mutex_lock(&pool_lock);
     for (size_t i = 0; i < pooled_count; i++) {
-        if (pooled[i].local_port == local_port && pooled[i].peer_port == peer_port) {
+        if (pooled[i].local_port == local_port && pooled[i].peer_port == peer_port &&
+            strcmp(pooled[i].peer_address, peer_address) == 0) {
             fd = pooled[i].fd;
             pooled[i] = pooled[--pooled_count];
             break;
@@ -98,19 +117,23 @@ void ccurl_private_reuse_note_done(void *easy) {
         pthread_mutex_unlock(&pool_lock);
         return;
     }
-    int local_port = port_of(fd, 0), peer_port = port_of(fd, 1);
-    if (local_port > 0 && peer_port > 0) remember(fd, local_port, peer_port);
+    char peer_address[INET6_ADDRSTRLEN] = "";
+    int local_port = port_of(fd, 0, NULL), peer_port = port_of(fd, 1, peer_address);
+    if (local_port > 0 && peer_port > 0) remember(fd, local_port, peer_port, peer_address);
 }
 
 /// CURLOPT_PREREQFUNCTION: the connection is ready and nothing is sent yet.
 static int check_connection(void *clientp, char *primary_ip, char *local_ip, int primary_port, int local_port) {
-    (void)primary_ip;
     (void)local_ip;
     ccurl_reuse_state *state = clientp;
-    int fd = take(local_port, primary_port);
+    int fd = take(local_port, primary_port, primary_ip != NULL ? primary_ip : "");
     if (fd < 0 || state->fresh) return CC_PREREQFUNC_OK;
     // The socket may have been closed and its number given to a new connection since it was recorded.
-    if (port_of(fd, 0) != local_port || port_of(fd, 1) != primary_port) return CC_PREREQFUNC_OK;
+    char address[INET6_ADDRSTRLEN] = "";
+    if (port_of(fd, 0, NULL) != local_port || port_of(fd, 1, address) != primary_port ||
+        strcmp(address, primary_ip != NULL ? primary_ip : "") != 0) {
+        return CC_PREREQFUNC_OK;
+    }
     char byte;
     ssize_t count = recv(fd, &byte, 1, MSG_PEEK | MSG_DONTWAIT);
     if (count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) return CC_PREREQFUNC_OK;
