@@ -28,6 +28,7 @@ all_targets=(
     inspector-request-reader
     request-validator
     curl-command
+    sse-retry
 )
 if [ $# -gt 0 ]; then targets=("$@"); else targets=("${all_targets[@]}"); fi
 

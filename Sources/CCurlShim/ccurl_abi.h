@@ -37,6 +37,15 @@ typedef int64_t cc_off_t;
 #define CC_OPT_XFERINFOFUNCTION 20219
 #define CC_OPT_PROXY 10004
 #define CC_OPT_NOPROXY 10177
+// Connection reuse: a transfer whose pooled connection holds unread bytes starts again on a new one.
+#define CC_OPT_FRESH_CONNECT 74
+#define CC_OPT_FORBID_REUSE 75
+#define CC_OPT_PREREQFUNCTION 20312
+#define CC_OPT_PREREQDATA 10313
+#define CC_PREREQFUNC_OK 0
+#define CC_PREREQFUNC_ABORT 1
+// 7.80.0: CURLOPT_PREREQFUNCTION.
+#define CC_VERSION_PREREQ 0x075000
 
 // TLS options (the TLS transport settings; BLOB 40000).
 #define CC_OPT_SSLCERT 10025
@@ -67,6 +76,7 @@ typedef int64_t cc_off_t;
 // Info: STRING 0x100000, LONG 0x200000, OFF_T 0x600000.
 #define CC_INFO_PRIVATE 0x100015
 #define CC_INFO_PRIMARY_IP 0x100020
+#define CC_INFO_ACTIVESOCKET 0x50002C
 #define CC_INFO_NUM_CONNECTS 0x20001A
 #define CC_INFO_PRIMARY_PORT 0x200028
 #define CC_INFO_HTTP_VERSION 0x20002E

@@ -17,4 +17,24 @@ void ccurl_private_easy_free(void *easy);
 int ccurl_private_get_long(void *easy, int info, long *value);
 int ccurl_private_get_string(void *easy, int info, const char **value);
 
+
+/// What the connection-reuse check (ccurl_reuse.c) keeps per transfer.
+typedef struct {
+    /// The pre-request check found unread bytes on the reused connection and aborted the attempt.
+    int stale;
+    /// The transfer started again on a new connection: it is not checked (nor restarted) again.
+    int fresh;
+} ccurl_reuse_state;
+
+typedef int (*ccurl_prereq_callback)(void *clientp, char *primary_ip, char *local_ip, int primary_port,
+                                     int local_port);
+int ccurl_private_set_prereq(void *easy, int option, ccurl_prereq_callback callback);
+int ccurl_private_get_socket(void *easy, int info, int *value);
+/// Sets up the reuse check on a new easy handle (or forbids reuse on a libcurl without the hook).
+int ccurl_private_reuse_setup(void *easy, ccurl_reuse_state *state);
+/// Records the connection a finished transfer left in the pool; call before the handle leaves the multi handle.
+void ccurl_private_reuse_note_done(void *easy);
+/// Whether a transfer that ended with `result` should start again on a new connection (set up if so).
+int ccurl_private_reuse_should_restart(void *easy, ccurl_reuse_state *state, int result);
+
 #endif

@@ -174,6 +174,7 @@ typedef struct {
     void *headers;
     void *userdata;
     char error[CC_ERROR_SIZE];
+    ccurl_reuse_state reuse;
 } xfer;
 
 void *ccurl_multi_next_done(void *multi, int *result) {
@@ -186,8 +187,14 @@ void *ccurl_multi_next_done(void *multi, int *result) {
         int code = message->data.result;
         xfer *transfer = NULL;
         api.easy_getinfo(easy, CC_INFO_PRIVATE, (char **)&transfer);
+        if (code == CC_E_OK) ccurl_private_reuse_note_done(easy);
         api.multi_remove_handle(multi, easy);
         if (transfer == NULL) continue;
+        // A reused connection with unread bytes: the attempt sent nothing; it starts again on a new one.
+        if (ccurl_private_reuse_should_restart(easy, &transfer->reuse, code)) {
+            transfer->error[0] = 0;
+            if (api.multi_add_handle(multi, easy) == CC_E_OK) continue;
+        }
         *result = code;
         return transfer->userdata;
     }
@@ -250,6 +257,7 @@ void *ccurl_xfer_new(const ccurl_request *request, char *error) {
     status |= set_long(easy, CC_OPT_SSL_VERIFYHOST, 2L);
     // "" = every encoding this libcurl decodes; the receiver gets decoded bytes, as from URLSession.
     status |= set_pointer(easy, CC_OPT_ACCEPT_ENCODING, "");
+    status |= ccurl_private_reuse_setup(easy, &transfer->reuse);
     if (request->proxy != NULL) {
         status |= set_pointer(easy, CC_OPT_PROXY, request->proxy);
         // The class chose this proxy for its requests: no_proxy from the environment does not undo that.
@@ -389,6 +397,12 @@ void *ccurl_private_easy_new(void) { return ccurl_load() == NULL ? api.easy_init
 void ccurl_private_easy_free(void *easy) { api.easy_cleanup(easy); }
 
 int ccurl_private_get_long(void *easy, int info, long *value) { return api.easy_getinfo(easy, info, value); }
+
+int ccurl_private_set_prereq(void *easy, int option, ccurl_prereq_callback callback) {
+    return api.easy_setopt(easy, option, callback);
+}
+
+int ccurl_private_get_socket(void *easy, int info, int *value) { return api.easy_getinfo(easy, info, value); }
 
 int ccurl_private_get_string(void *easy, int info, const char **value) {
     return api.easy_getinfo(easy, info, (char **)value);

@@ -16,6 +16,7 @@ enum FuzzTarget: String, CaseIterable, Sendable {
     case inspectorRequestReader = "inspector-request-reader"
     case requestValidator = "request-validator"
     case curlCommand = "curl-command"
+    case sseRetry = "sse-retry"
 
     /// The target `FUZZ_TARGET` names; the process ends with a message when it names none.
     static let selected: FuzzTarget = {
@@ -41,6 +42,7 @@ enum FuzzTarget: String, CaseIterable, Sendable {
         case .inspectorRequestReader: RequestReaderFuzz.runInspector(input)
         case .requestValidator: RequestValidatorFuzz.run(input)
         case .curlCommand: CURLCommandFuzz.run(input)
+        case .sseRetry: SSERetryFuzz.run(input)
         }
     }
 }

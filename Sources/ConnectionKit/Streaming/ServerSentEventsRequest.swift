@@ -18,7 +18,10 @@ import Foundation
 /// the idle timeout), the request reconnects if ``AnyConnectionRequest/retryPolicy`` allows it
 /// (default here: `RetryPolicy.default`), after the server's `retry` time when it sent one, else the
 /// policy's backoff. The policy's `maximumAttempts` counts consecutive attempts that brought no event;
-/// its `deadline` bounds the whole run.
+/// its `deadline` bounds the whole run. A server cannot make it reconnect in a loop: its `retry` is
+/// held between ``minimumReconnectionTime`` and the policy's longest wait (`maximumRetryAfter`), and
+/// every connection in a row that drops within 10 s of its start doubles the wait (from the policy's
+/// `initialBackoff`), events or not.
 ///
 /// As the specification says, a 204 answer, or a 2xx answer whose content type is not
 /// `text/event-stream`, ends the run without reconnecting: with
@@ -35,6 +38,11 @@ open class ServerSentEventsRequest: StreamingConnectionRequest<ServerSentEvent>,
         var reconnectionTime: TimeInterval?
         /// The last attempt that received an event (0: none yet).
         var attemptWithEvents = 0
+        /// The server's `retry` field in milliseconds (`Int.max` when past it), as the decoder read it.
+        var serverRetry: Int?
+        /// When the current attempt's response arrived (`ProcessInfo.systemUptime`); `nil` before it.
+        var connectedAt: TimeInterval?
+        var backoff = ReconnectionBackoff(minimum: 0)
     }
 
     /// Creates an idle request.
@@ -55,6 +63,10 @@ open class ServerSentEventsRequest: StreamingConnectionRequest<ServerSentEvent>,
 
     /// The reconnection time the server set with a `retry` field, in seconds; `nil` until it sends one.
     public var reconnectionTime: TimeInterval? { resumption.withLock { $0.reconnectionTime } }
+
+    /// The shortest wait before a reconnection, in seconds, whatever the server's `retry` field asks
+    /// for (a `retry: 0` would otherwise reconnect as fast as the server drops). Default 0.5.
+    open var minimumReconnectionTime: TimeInterval { 0.5 }
 
     /// Adds `Accept: text/event-stream` and `Cache-Control: no-cache` (unless set), and `Last-Event-ID`
     /// when ``lastEventID`` is not empty, to what the base class builds.
@@ -80,15 +92,25 @@ open class ServerSentEventsRequest: StreamingConnectionRequest<ServerSentEvent>,
     }
 
     /// The policy's decision, counting only the attempts since the last one that brought an event, and
-    /// waiting the server's `retry` time when it sent one.
+    /// waiting the server's `retry` time when it sent one; held between ``minimumReconnectionTime`` and
+    /// the policy's longest wait, and doubled for each connection in a row that dropped within 10 s.
     open override func retryDecision(for error: ConnectionError, attempt: Int, response: HTTPURLResponse?)
         -> RetryDecision
     {
-        let (withEvents, serverWait) = resumption.withLock { ($0.attemptWithEvents, $0.reconnectionTime) }
+        let withEvents = resumption.withLock { $0.attemptWithEvents }
         let failedInARow = withEvents > 0 ? attempt - withEvents + 1 : attempt
         let decision = super.retryDecision(for: error, attempt: max(1, failedInARow), response: response)
-        guard case .retry = decision, let serverWait else { return decision }
-        return .retry(after: serverWait)
+        guard case .retry(let policyWait) = decision else { return decision }
+        let (policy, minimum, now) = (retryPolicy, minimumReconnectionTime, ProcessInfo.processInfo.systemUptime)
+        return resumption.withLock { state in
+            if attempt <= 1 { state.backoff = ReconnectionBackoff(minimum: minimum) }
+            state.backoff.minimum = minimum
+            let connected = state.connectedAt.map { now - $0 }
+            state.connectedAt = nil
+            return .retry(
+                after: state.backoff.wait(
+                    policyWait: policyWait, serverRetry: state.serverRetry, connected: connected, policy: policy))
+        }
     }
 
     // MARK: - Plumbing
@@ -97,6 +119,8 @@ open class ServerSentEventsRequest: StreamingConnectionRequest<ServerSentEvent>,
         if response.statusCode == 204 {
             throw ConnectionError(.unacceptableStatusCode(204, body: nil))
         }
+        let now = ProcessInfo.processInfo.systemUptime
+        resumption.withLock { $0.connectedAt = now }
         if (200..<300).contains(response.statusCode) {
             let contentType = response.value(forHTTPHeaderField: "Content-Type")
             let mediaType = contentType?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces)
@@ -116,6 +140,7 @@ open class ServerSentEventsRequest: StreamingConnectionRequest<ServerSentEvent>,
             state.lastEventID = decoder.lastEventID
             if let milliseconds = decoder.reconnectionTime {
                 state.reconnectionTime = Double(milliseconds) / 1000
+                state.serverRetry = milliseconds
             }
             if !elements.isEmpty { state.attemptWithEvents = attempt }
         }

@@ -201,6 +201,45 @@ final class TLSFixture: @unchecked Sendable {
         return ports
     }
 
+    /// nginx asking for a client certificate signed by `ca.pem`, over HTTP/1.1 with keep-alive, so that
+    /// a connection stays in the client's pool between requests; `/` answers `ok <client subject>`.
+    func startMutualTLSNginx() throws -> Int {
+        let reservation = try LoopbackPort(reusable: true)
+        let temporary = folder.path
+        let configuration = """
+            daemon off;
+            master_process off;
+            pid \(temporary)/nginx-mtls.pid;
+            error_log \(temporary)/nginx-error.log warn;
+            events { worker_connections 64; }
+            http {
+                access_log off;
+                default_type text/plain;
+                client_body_temp_path \(temporary)/body;
+                proxy_temp_path \(temporary)/proxy;
+                fastcgi_temp_path \(temporary)/fastcgi;
+                uwsgi_temp_path \(temporary)/uwsgi;
+                scgi_temp_path \(temporary)/scgi;
+                server {
+                    listen 127.0.0.1:\(reservation.port) ssl reuseport;
+                    ssl_certificate \(file("server.pem").path);
+                    ssl_certificate_key \(file("server.key").path);
+                    ssl_client_certificate \(file("ca.pem").path);
+                    ssl_verify_client on;
+                    location / { return 200 "ok $ssl_client_s_dn"; }
+                }
+            }
+
+            """
+        try Data(configuration.utf8).write(to: file("nginx-mtls.conf"))
+        try startServer(
+            "/usr/sbin/nginx",
+            ["-e", "\(temporary)/nginx-error.log", "-p", temporary, "-c", file("nginx-mtls.conf").path],
+            ports: [reservation.port])
+        reservation.release()
+        return reservation.port
+    }
+
     /// `openssl s_server` asking for a client certificate signed by `ca.pem` (`-Verify`): a handshake
     /// without one, or with another, fails. Answers with its status page (`-www`).
     func startMutualTLSServer() throws -> Int {

@@ -37,6 +37,7 @@
             }
             if let client = tls.clientCertificate {
                 try resolveClientCertificate(client)
+                bindCertificateToKey()
             }
         }
 
@@ -115,6 +116,30 @@
                         + "(account \"\(client.passphraseAccount)\"); store it before sending.")
             }
             keyPassphrase = passphrase
+        }
+
+        /// libcurl reuses a pooled TLS connection for a transfer with the same client certificate, whatever
+        /// its key and passphrase: a transfer whose key cannot be used would ride on the handshake of one
+        /// whose key could. The certificate goes to libcurl as bytes, after a line that names a digest
+        /// of the key and its passphrase (PEM readers skip text before `-----BEGIN`), so that only the
+        /// same certificate with the same key shares a connection. With a libcurl before 7.71 (no
+        /// certificate in memory), or a certificate file that cannot be read (the handshake then fails
+        /// anyway), the certificate stays as it was given.
+        private mutating func bindCertificateToKey() {
+            guard ccurl_version_number() >= 0x074700 else { return }
+            guard let certificate = certificateBlob ?? certificateFile.flatMap(FileManager.default.contents(atPath:))
+            else { return }
+            var key = SHA256()
+            if let keyBlob {
+                key.update(Array(keyBlob))
+            } else if let keyFile {
+                key.update(Array(keyFile.utf8) + [0])
+                key.update(Array(FileManager.default.contents(atPath: keyFile) ?? Data()))
+            }
+            key.update([0] + Array((keyPassphrase ?? "").utf8))
+            let tag = "ConnectionKit client key \(SHA256.hex(key.finalize()))\n"
+            certificateBlob = Data(tag.utf8) + certificate
+            certificateFile = nil
         }
 
         /// `sha256//a;sha256//b`, after checking that each pin is the base64 of 32 bytes.

@@ -52,6 +52,14 @@
         private var inHeaderBlock = false
         /// Set once the blank line that ends a final (non-1xx) header block arrived: only then is there a response.
         private var response: TransportResponse?
+        /// Header bytes of this response so far, interim (1xx) blocks included.
+        private var headerBytes = 0
+        /// The head passed ``maximumHeaderBytes``: the transfer was aborted for it.
+        private var headerTooLarge = false
+
+        /// The most header bytes one response may bring, 1xx blocks included (as libcurl 8 bounds it):
+        /// without it, a libcurl that predates that bound reads an endless head into memory.
+        static let maximumHeaderBytes = 300 * 1024
 
         init(
             request: URLRequest, bodyFile: URL?, receiver: any TransferReceiver, transport: CurlTransport,
@@ -195,6 +203,12 @@
 
         fileprivate func receivedHeaderLine(_ bytes: UnsafeMutablePointer<CChar>, count: Int) -> Int {
             guard !isCancelled else { return 0 }
+            headerBytes += count
+            guard headerBytes <= Self.maximumHeaderBytes else {
+                // A short count aborts the transfer; `finish` reports why.
+                headerTooLarge = true
+                return 0
+            }
             var length = count
             // Byte by byte: as a String, "\r\n" is one Character.
             while length > 0, bytes[length - 1] == 0x0A || bytes[length - 1] == 0x0D { length -= 1 }
@@ -230,14 +244,17 @@
         }
 
         private func deliverResponse() {
-            var headerFields = [String: String](minimumCapacity: fields.count)
+            // Repeated names are joined once at the end: joining as they come copies the value so far
+            // for every line, which tens of thousands of lines with one name make quadratic.
+            var values = [String: [String]](minimumCapacity: fields.count)
             var spelling = [String: String](minimumCapacity: fields.count)
             for field in fields {
                 let lower = field.name.lowercased()
                 let key = spelling[lower, default: field.name]
                 spelling[lower] = key
-                headerFields[key] = headerFields[key].map { "\($0), \(field.value)" } ?? field.value
+                values[key, default: []].append(field.value)
             }
+            let headerFields = values.mapValues { $0.count == 1 ? $0[0] : $0.joined(separator: ", ") }
             guard let url = request.url else { return }
             let response = TransportResponse(
                 url: url, statusCode: status, httpVersion: httpVersion, head: ResponseHead(fields: headerFields))
@@ -274,7 +291,10 @@
             let response = self.response
             // Read before `complete` releases the easy handle; delivered in order with the body.
             if let metrics = xfer.map(Self.metrics(of:)) { deliver { $0.transferDidCollect(metrics: metrics) } }
-            if result == 0 {
+            if headerTooLarge {
+                complete(
+                    response: nil, error: ConnectionError(.responseTooLarge(limit: Int64(Self.maximumHeaderBytes))))
+            } else if result == 0 {
                 if let response {
                     complete(response: response, error: nil)
                 } else {

@@ -127,6 +127,15 @@ private final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
         _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
         completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
     ) {
+        // FoundationNetworking hands over every interim `1xx` head as a response; none is the answer,
+        // and each would restart the request's idle timeout (a stream of `100 Continue` kept a request
+        // alive forever). libcurl's transport skips them too.
+        if let response = response as? HTTPURLResponse, (100..<200).contains(response.statusCode),
+            response.statusCode != 101
+        {
+            completionHandler(.allow)
+            return
+        }
         if let response = response as? HTTPURLResponse {
             let received = TransportResponse(response)
             let receiver = routes.withLock { routes -> (any TransferReceiver)? in
