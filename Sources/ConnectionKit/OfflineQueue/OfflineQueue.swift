@@ -82,7 +82,7 @@ public final class OfflineQueue: Sendable {
     }
 
     deinit {
-        let (timer, requests) = state.withLock { ($0.retryTimer, Array($0.inFlight.values)) }
+        let (timer, requests) = state.withLock { ($0.delivery.timer, Array($0.inFlight.values)) }
         timer?.cancel()
         for request in requests { request.cancel() }
         journal.close()
@@ -108,7 +108,7 @@ public final class OfflineQueue: Sendable {
             state.factories[typeName] = factory
             state.unregisteredMisses[typeName] = nil
         }
-        attemptNow()
+        step(.attemptNow)
     }
 
     // MARK: - Handlers
@@ -186,31 +186,28 @@ public final class OfflineQueue: Sendable {
     /// judges from its own attempts: unreachable while they fail with transport errors.
     public func setReachable(_ reachable: Bool) {
         state.withLock { $0.reportedReachable = reachable }
-        if reachable { attemptNow() }
+        if reachable { step(.attemptNow) }
     }
 
     /// Stops attempts (the one in flight finishes) until ``resume()``; enqueueing still works. Default: running.
     public func suspend() {
-        state.withLock { $0.isSuspended = true }
+        step(.suspend)
     }
 
     /// Resumes attempts after ``suspend()``, starting one now.
     public func resume() {
-        state.withLock { $0.isSuspended = false }
-        attemptNow()
+        step(.resume)
     }
 
     /// Stops the queue and releases its directory (so another queue or process may open it): the wait is
     /// cancelled, an attempt in flight is cancelled (it stays queued), and ``enqueue(_:)`` throws from now
     /// on. Closing happens by itself when the queue is deallocated. Idempotent.
     public func close() {
-        let (timer, requests) = state.withLock { state in
-            state.isClosed = true
-            state.timerGeneration &+= 1
-            defer { (state.retryTimer, state.inFlight) = (nil, [:]) }
-            return (state.retryTimer, Array(state.inFlight.values))
+        let (actions, requests) = state.withLock { state in
+            defer { state.inFlight = [:] }
+            return (state.delivery.handle(.close), Array(state.inFlight.values))
         }
-        timer?.cancel()
+        actions.cancel?.cancel()
         for request in requests { request.cancel() }
         // Waits for a group commit under way; enqueues throw from now on. The marks written since the last
         // commit are synced.
@@ -230,18 +227,4 @@ public final class OfflineQueue: Sendable {
 
     /// Marks the worker queues, so that ``onWorker(_:)`` can tell it is on one.
     static let workerKey = DispatchSpecificKey<ObjectIdentifier>()
-
-    /// Cancels the wait before the next attempt and attempts now.
-    func attemptNow() {
-        let timer: (any DispatchSourceTimer)? = state.withLock { state in
-            defer {
-                state.retryTimer = nil
-                state.timerGeneration &+= 1
-            }
-            state.retryImmediately = true
-            return state.retryTimer
-        }
-        timer?.cancel()
-        kick()
-    }
 }
