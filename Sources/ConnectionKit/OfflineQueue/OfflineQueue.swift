@@ -61,13 +61,22 @@ public final class OfflineQueue: Sendable {
     /// (in this process or another); with an ``OfflineQueueError`` as its underlying error when the directory,
     /// or a file or folder in it, is a symbolic link, is writable by the group or others, or belongs to
     /// another user.
-    public init(directory: URL, configuration: Configuration = Configuration()) throws {
+    public convenience init(directory: URL, configuration: Configuration = Configuration()) throws {
+        try self.init(directory: directory, configuration: configuration, files: POSIXOfflineFileOperations())
+    }
+
+    /// Opens the queue with its file changes going through `files` (tests record them) and journal segments of
+    /// `segmentLimit` bytes.
+    init(
+        directory: URL, configuration: Configuration, files: any OfflineFileOperations,
+        segmentLimit: Int = 4 * 1024 * 1024
+    ) throws {
         self.directory = directory
         self.configuration = configuration
-        store = try OfflineStore(directory: directory)
+        store = try OfflineStore(directory: directory, files: files)
         let loaded: OfflineStore.Loaded
         do {
-            loaded = try store.load(log: configuration.log)
+            loaded = try store.load(log: configuration.log, segmentLimit: segmentLimit)
         } catch {
             store.releaseLock()
             throw error

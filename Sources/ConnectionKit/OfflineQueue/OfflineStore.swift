@@ -21,6 +21,8 @@ import Foundation
 /// inside `bodies/`; every number read is range-checked; nothing outside the folder is deleted.
 final class OfflineStore: Sendable {
     let directory: URL
+    /// Every change to the files goes through here (a test records them to simulate power loss).
+    let files: any OfflineFileOperations
     /// The folders inside `directory` (see the layout above).
     let pendingFolder, bodiesFolder, deadFolder, corruptFolder, journalFolder: URL
     /// The lock file's descriptor while the lock is held; -1 after `releaseLock()`.
@@ -33,8 +35,9 @@ final class OfflineStore: Sendable {
 
     /// Opens (creating when needed) the queue in `directory`, checks that the folder can be trusted, and takes
     /// its lock.
-    init(directory: URL) throws {
+    init(directory: URL, files: any OfflineFileOperations = POSIXOfflineFileOperations()) throws {
         self.directory = directory
+        self.files = files
         let folder = { directory.appendingPathComponent($0, isDirectory: true) }
         (pendingFolder, bodiesFolder, deadFolder) = (folder("pending"), folder("bodies"), folder("dead"))
         (corruptFolder, journalFolder) = (folder("corrupt"), folder("journal"))
@@ -231,7 +234,7 @@ final class OfflineStore: Sendable {
     /// temporary files and orphan body files are deleted; what cannot be read is moved to `corrupt/` and
     /// logged; a record cut short by a crash is dropped. When the journal holds anything but live entries
     /// worth keeping, it is rewritten into a fresh segment (and version 1 files are removed).
-    func load(log: (String) -> Void) throws -> Loaded {
+    func load(log: (String) -> Void, segmentLimit: Int = 4 * 1024 * 1024) throws -> Loaded {
         removeTemporaryFiles()
         var scan = LoadScan()
         for name in try Self.names(in: journalFolder) {
@@ -242,7 +245,7 @@ final class OfflineStore: Sendable {
         dropUnsendableEntries(from: &scan, log: log)
         let pending = scan.entries.values.sorted { $0.sequence < $1.sequence }
         removeOrphanBodies(referenced: Set((pending + scan.dead.map(\.operation)).compactMap(\.bodyFileName)))
-        let journal = try openJournal(for: pending, scan: scan)
+        let journal = try openJournal(for: pending, scan: scan, segmentLimit: segmentLimit)
         return Loaded(pending: pending, dead: scan.dead, journal: journal)
     }
 
@@ -367,7 +370,8 @@ final class OfflineStore: Sendable {
 
     /// The journal, open for appending: the one segment as it is, or a fresh segment holding only `pending`
     /// when it was damaged, migrated, split into several segments, or mostly resolved records.
-    private func openJournal(for pending: [QueuedOperation], scan: LoadScan) throws -> OfflineJournal {
+    private func openJournal(for pending: [QueuedOperation], scan: LoadScan, segmentLimit: Int) throws -> OfflineJournal
+    {
         let liveBytes = pending.reduce(0) { $0 + $1.bodyLength }
         let segmentBytes = scan.segments.reduce(0) { $0 + $1.size }
         let mostlyResolved = segmentBytes > 1024 * 1024 && segmentBytes > 4 * (liveBytes + 512 * pending.count)
@@ -378,10 +382,10 @@ final class OfflineStore: Sendable {
         } else {
             segment = (scan.segments.last?.number ?? 0) + 1
             try writeSegment(segment, with: pending)
-            for old in scan.segments { unlink(old.url.path) }
-            for file in scan.legacyFiles { unlink(file.path) }
-            try Self.syncFolder(journalFolder)
-            if !scan.legacyFiles.isEmpty { try Self.syncFolder(pendingFolder) }
+            for old in scan.segments { files.unlink(old.url.path) }
+            for file in scan.legacyFiles { files.unlink(file.path) }
+            try Self.syncFolder(journalFolder, files: files)
+            if !scan.legacyFiles.isEmpty { try Self.syncFolder(pendingFolder, files: files) }
             entrySegment = [:]  // every live entry is in the fresh segment now
         }
         var live: [UInt64: (segment: UInt64, bytes: Int)] = [:]
@@ -390,7 +394,7 @@ final class OfflineStore: Sendable {
         }
         return try OfflineJournal(
             folder: journalFolder, bodiesFolder: bodiesFolder, segment: segment, live: live,
-            nextSequence: scan.highest + 1)
+            nextSequence: scan.highest + 1, segmentLimit: segmentLimit, files: files)
     }
 
     /// The log line for a queue entry that could not be read: `what` names it, `aside` is where it was
@@ -425,16 +429,16 @@ final class OfflineStore: Sendable {
 
     private func moveAside(_ file: URL, reason: any Error, log: (String) -> Void) {
         let target = corruptFolder.appendingPathComponent("\(file.lastPathComponent).\(UUID().uuidString)")
-        let moved = rename(file.path, target.path) == 0
-        try? Self.syncFolder(file.deletingLastPathComponent())
-        try? Self.syncFolder(corruptFolder)
+        let moved = files.rename(file.path, to: target.path)
+        try? Self.syncFolder(file.deletingLastPathComponent(), files: files)
+        try? Self.syncFolder(corruptFolder, files: files)
         log(Self.setAsideMessage(file.lastPathComponent, aside: moved ? target : nil, reason: "\(reason)"))
     }
 
     private func removeTemporaryFiles() {
         for folder in [pendingFolder, bodiesFolder, deadFolder, journalFolder, corruptFolder] {
             for name in (try? Self.names(in: folder)) ?? [] where name.hasPrefix(".") && name.hasSuffix(".tmp") {
-                unlink(folder.appendingPathComponent(name).path)
+                files.unlink(folder.appendingPathComponent(name).path)
             }
         }
     }
@@ -442,7 +446,7 @@ final class OfflineStore: Sendable {
     private func removeOrphanBodies(referenced: Set<String>) {
         for name in (try? Self.names(in: bodiesFolder)) ?? [] where !referenced.contains(name) {
             // A body written by an enqueue that never returned: nobody was told it is queued.
-            unlink(bodiesFolder.appendingPathComponent(name).path)
+            files.unlink(bodiesFolder.appendingPathComponent(name).path)
         }
     }
 
@@ -465,7 +469,7 @@ final class OfflineStore: Sendable {
 
     func removeBody(named name: String?) {
         guard let name, Self.isBodyFileName(name) else { return }
-        unlink(bodiesFolder.appendingPathComponent(name).path)
+        files.unlink(bodiesFolder.appendingPathComponent(name).path)
     }
 
     func readBody(of operation: QueuedOperation) throws -> Data? {
@@ -487,8 +491,8 @@ final class OfflineStore: Sendable {
 
     func removeDead(_ operation: QueuedOperation) throws {
         let file = deadFile(operation)
-        guard unlink(file.path) == 0 || errno == ENOENT else { throw Self.posixError("unlink \(file.path)") }
-        try Self.syncFolder(deadFolder)
+        guard files.unlink(file.path) || errno == ENOENT else { throw Self.posixError("unlink \(file.path)") }
+        try Self.syncFolder(deadFolder, files: files)
         removeBody(named: operation.bodyFileName)
     }
 
@@ -501,16 +505,16 @@ final class OfflineStore: Sendable {
     /// ``POSIXFile/replace(_:with:temporary:syncFolder:)``, failing with the queue's error.
     private func writeAtomically(_ data: Data, to target: URL, temporary: URL, syncFolder: Bool = true) throws {
         do {
-            try POSIXFile.replace(target, with: data, temporary: temporary, syncFolder: syncFolder)
+            try files.replace(target, with: data, temporary: temporary, syncFolder: syncFolder)
         } catch {
             throw ConnectionError(.fileSystem(underlying: error))
         }
     }
 
     /// ``POSIXFile/syncFolder(_:)``, failing with the queue's error.
-    static func syncFolder(_ folder: URL) throws {
+    static func syncFolder(_ folder: URL, files: any OfflineFileOperations) throws {
         do {
-            try POSIXFile.syncFolder(folder)
+            try files.syncFolder(folder)
         } catch {
             throw ConnectionError(.fileSystem(underlying: error))
         }
