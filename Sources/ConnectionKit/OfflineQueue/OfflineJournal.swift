@@ -118,7 +118,9 @@ final class OfflineJournal: @unchecked Sendable {
             state.liveBytes + state.syncing.bytes + state.open.operations.reduce(0) { $0 + $1.bodyLength })
         guard state.nextSequence < OfflineStore.sequenceLimit else {
             throw ConnectionError(
-                .fileSystem(underlying: OfflineStoreFailure(message: "the queue's sequence numbers are used up")))
+                .fileSystem(
+                    underlying: POSIXFileError(
+                        message: "the queue's sequence numbers are used up", isOfflineQueue: true)))
         }
         var operation = staged.operation
         operation.sequence = state.nextSequence
@@ -167,7 +169,9 @@ final class OfflineJournal: @unchecked Sendable {
                     try sync(descriptor)
                 }
             } catch {
-                failure = error as? ConnectionError ?? ConnectionError(.fileSystem(underlying: error))
+                failure =
+                    error as? ConnectionError
+                    ?? ConnectionError(.fileSystem(underlying: POSIXFileError.offlineQueue(error)))
             }
         }
 
@@ -305,7 +309,7 @@ final class OfflineJournal: @unchecked Sendable {
     // MARK: - Files
 
     static let closedError = ConnectionError(
-        .fileSystem(underlying: OfflineStoreFailure(message: "the offline queue is closed")))
+        .fileSystem(underlying: POSIXFileError(message: "the offline queue is closed", isOfflineQueue: true)))
 
     static func segmentURL(_ segment: UInt64, in folder: URL) -> URL {
         folder.appendingPathComponent(OfflineStore.baseName(sequence: segment) + ".log")

@@ -83,7 +83,9 @@ extension OfflineQueue {
             body = try store.readBody(of: operation)
         } catch {
             deadLetter(
-                operation, error: ConnectionError(.fileSystem(underlying: error), requestTypeName: operation.typeName))
+                operation,
+                error: ConnectionError(
+                    .fileSystem(underlying: POSIXFileError.offlineQueue(error)), requestTypeName: operation.typeName))
             return
         }
         let request = QueuedOperationRequest(operation: operation, template: template, body: body)

@@ -112,7 +112,17 @@ public final class OfflineQueue: Sendable {
 
     /// Registers a factory under a stored class name, e.g. for a class that was renamed since its operations
     /// were queued.
+    ///
+    /// The factory is called once here: an instance with no ``AnyConnectionRequest/url`` is logged (through
+    /// ``Configuration/log``), because a stored write is sent only to the origin its class's instance builds,
+    /// and one with no URL matches none (its writes would be dead-lettered).
     public func register(typeName: String, factory: @escaping @Sendable () -> AnyConnectionRequest) {
+        if factory().url == nil {
+            configuration.log(
+                "the factory registered for \(typeName) builds an instance with no URL: its stored writes would be "
+                    + "dead-lettered, as they are sent only to the origin that instance builds; make it build a URL "
+                    + "with the class's origin (see \"Registering classes\" in docs/offline-queue.md)")
+        }
         state.withLock { state in
             state.factories[typeName] = factory
             state.unregisteredMisses[typeName] = nil

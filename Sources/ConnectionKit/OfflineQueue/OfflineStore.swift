@@ -55,8 +55,9 @@ final class OfflineStore: Sendable {
             close(descriptor)
             throw ConnectionError(
                 .fileSystem(
-                    underlying: OfflineStoreFailure(
-                        message: "the offline queue in \(directory.path) is open in another process or queue")))
+                    underlying: POSIXFileError(
+                        message: "the offline queue in \(directory.path) is open in another process or queue",
+                        isOfflineQueue: true)))
         }
         lockDescriptor = Locked(descriptor)
         do {
@@ -119,7 +120,7 @@ final class OfflineStore: Sendable {
         do {
             return try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
         } catch {
-            throw ConnectionError(.fileSystem(underlying: error))
+            throw ConnectionError(.fileSystem(underlying: POSIXFileError.offlineQueue(error)))
         }
     }
 
@@ -175,13 +176,13 @@ final class OfflineStore: Sendable {
         let letter = try decoder.decode(DeadLetter.self, from: data)
         try check(letter.operation)
         if let status = letter.statusCode, !(100...999).contains(status) {
-            throw OfflineStoreFailure(message: "status \(status) is out of range")
+            throw POSIXFileError(message: "status \(status) is out of range", isOfflineQueue: true)
         }
         return letter
     }
 
     private static func check(_ operation: QueuedOperation) throws {
-        func fail(_ message: String) -> OfflineStoreFailure { OfflineStoreFailure(message: message) }
+        func fail(_ message: String) -> POSIXFileError { POSIXFileError(message: message, isOfflineQueue: true) }
         guard operation.sequence > 0, operation.sequence < sequenceLimit else {
             throw fail("sequence \(operation.sequence) is out of range")
         }
@@ -216,7 +217,7 @@ final class OfflineStore: Sendable {
         do {
             return try encoder.encode(value)
         } catch {
-            throw ConnectionError(.fileSystem(underlying: error))
+            throw ConnectionError(.fileSystem(underlying: POSIXFileError.offlineQueue(error)))
         }
     }
 
@@ -476,7 +477,8 @@ final class OfflineStore: Sendable {
         if let inline = operation.inlineBody { return inline }
         guard let name = operation.bodyFileName else { return nil }
         guard Self.isBodyFileName(name) else {
-            throw OfflineStoreFailure(message: "the body file name of \(operation.id) is not a bare name")
+            throw POSIXFileError(
+                message: "the body file name of \(operation.id) is not a bare name", isOfflineQueue: true)
         }
         return try Self.readRegularFile(bodiesFolder.appendingPathComponent(name))
     }
@@ -507,7 +509,7 @@ final class OfflineStore: Sendable {
         do {
             try files.replace(target, with: data, temporary: temporary, syncFolder: syncFolder)
         } catch {
-            throw ConnectionError(.fileSystem(underlying: error))
+            throw ConnectionError(.fileSystem(underlying: POSIXFileError.offlineQueue(error)))
         }
     }
 
@@ -516,12 +518,12 @@ final class OfflineStore: Sendable {
         do {
             try files.syncFolder(folder)
         } catch {
-            throw ConnectionError(.fileSystem(underlying: error))
+            throw ConnectionError(.fileSystem(underlying: POSIXFileError.offlineQueue(error)))
         }
     }
 
     /// The failure `errno` describes now, of what `action` names, as the queue's error.
     static func posixError(_ action: String) -> ConnectionError {
-        ConnectionError(.fileSystem(underlying: POSIXFileError.current(action)))
+        ConnectionError(.fileSystem(underlying: POSIXFileError.current(action).inOfflineQueue))
     }
 }

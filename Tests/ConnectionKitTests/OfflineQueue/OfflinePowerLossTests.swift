@@ -173,7 +173,11 @@ struct OfflinePowerLossTests {
         queue.suspend()
         try queue.enqueue(Self.note(0, base: base))
         recorder.failingWrites.withLock { $0 = ENOSPC }
-        #expect(throws: ConnectionError.self) { try queue.enqueue(Self.note(1, base: base)) }
+        let full = #expect(throws: ConnectionError.self) { try queue.enqueue(Self.note(1, base: base)) }
+        // A queue error reads as one (issue 30: it read "could not save the response").
+        let message = full?.errorDescription ?? ""
+        #expect(message.hasPrefix("PostNote in the offline queue failed: "), "\(message)")
+        #expect(message.contains("No space left on device") && !message.contains("save the response"), "\(message)")
         #expect(throws: ConnectionError.self) { try queue.enqueue(Self.note(2, base: base)) }
         // Space is free again.
         recorder.failingWrites.withLock { $0 = nil }
