@@ -24,7 +24,8 @@ import Foundation
 /// **Segments.** Records go to the newest segment. Past ``segmentLimit`` bytes, the next commit starts a new
 /// segment; a segment whose entries are all resolved is deleted.
 final class OfflineJournal: @unchecked Sendable {
-    // Safe: every mutable member is in `state`, only touched while `condition` is locked.
+    // Safe: every mutable member is in `state`, only touched while `condition` is locked (here and in
+    // OfflineJournal+Marks.swift).
 
     /// An enqueue's entry waiting to join a batch.
     struct Staged {
@@ -33,14 +34,14 @@ final class OfflineJournal: @unchecked Sendable {
         var json: Data
     }
 
-    private struct Batch {
+    struct Batch {
         var identifier: UInt64
         var operations: [QueuedOperation] = []
         var bytes = Data()
         var syncsBodies = false
     }
 
-    private struct State {
+    struct State {
         var descriptor: Int32
         var segment: UInt64
         var size: Int
@@ -72,8 +73,8 @@ final class OfflineJournal: @unchecked Sendable {
     let files: any OfflineFileOperations
     /// A segment past this size is followed by a new one at the next commit.
     let segmentLimit: Int
-    private let condition = NSCondition()
-    private var state: State
+    let condition = NSCondition()
+    var state: State
 
     /// Opens the journal in `folder` for appending to segment `segment` (created when `size` is 0) whose
     /// live entries, and those of older segments, are `live`.
@@ -233,77 +234,10 @@ final class OfflineJournal: @unchecked Sendable {
 
     /// Blanks out the bytes of a failed batch, if any are left (called with the lock held); throws while the
     /// disk has no room for them, so that nothing is appended after bytes that could be loaded.
-    private func blankFailedBatch() throws {
+    func blankFailedBatch() throws {
         guard let range = state.unblanked else { return }
         try write(Data(count: range.count), to: state.descriptor, at: range.offset)
         state.unblanked = nil
-    }
-
-    // MARK: - Marks
-
-    /// Records that `sequence` is about to be attempted for the `attempts`th time. Not synced.
-    func recordAttempt(_ sequence: UInt64, attempts: Int) throws {
-        try appendMark(.attempts(sequence: sequence, attempts: attempts), resolving: [], sync: false)
-    }
-
-    /// Records that `sequences` are resolved (delivered, dead-lettered or removed) and forgets them; deletes
-    /// a segment left with no live entry. With `sync`, durable when this returns; otherwise at the next
-    /// commit.
-    func resolve(_ sequences: [UInt64], sync: Bool) throws {
-        try appendMark(.resolved(sequences), resolving: sequences, sync: sync)
-    }
-
-    private func appendMark(_ record: JournalRecord, resolving: [UInt64], sync: Bool) throws {
-        let bytes = record.framed
-        condition.lock()
-        defer { condition.unlock() }
-        if state.isClosed { throw Self.closedError }
-        try blankFailedBatch()
-        let offset = state.size
-        state.size += bytes.count
-        do {
-            try write(bytes, to: state.descriptor, at: offset)
-        } catch {
-            _ = try? write(Data(count: bytes.count), to: state.descriptor, at: offset)
-            throw error
-        }
-        var emptied: [UInt64] = []
-        for sequence in resolving {
-            guard let entry = state.live.removeValue(forKey: sequence) else { continue }
-            state.liveBytes -= entry.bytes
-            state.liveBySegment[entry.segment, default: 1] -= 1
-            if state.liveBySegment[entry.segment] == 0, entry.segment != state.segment {
-                state.liveBySegment[entry.segment] = nil
-                emptied.append(entry.segment)
-            }
-        }
-        if sync { try self.sync(state.descriptor) }
-        for segment in emptied {
-            // The resolved marks are written: losing them to a power cut re-sends, never loses.
-            files.unlink(Self.segmentURL(segment, in: folder).path)
-        }
-    }
-
-    /// How many group commits were synced since the journal was opened (each acknowledging one or more
-    /// enqueues).
-    var syncedBatches: Int {
-        condition.lock()
-        defer { condition.unlock() }
-        return state.syncedBatches
-    }
-
-    /// Makes every mark durable and stops appending; ``commit(_:hasBodyFile:admit:committed:)`` throws from
-    /// now on. Waits for a commit under way. Idempotent.
-    func close() {
-        condition.lock()
-        state.isClosed = true
-        while state.isSyncing { condition.wait() }
-        if state.descriptor >= 0 {
-            _ = files.syncData(state.descriptor)
-            files.close(state.descriptor)
-            state.descriptor = -1
-        }
-        condition.unlock()
     }
 
     // MARK: - Files
@@ -330,14 +264,14 @@ final class OfflineJournal: @unchecked Sendable {
         return (descriptor, Int(info.st_size))
     }
 
-    private func write(_ data: Data, to descriptor: Int32, at offset: Int) throws {
+    func write(_ data: Data, to descriptor: Int32, at offset: Int) throws {
         guard files.write(data, to: descriptor, at: offset) else {
             throw OfflineStore.posixError("write to the journal")
         }
     }
 
     /// The durable sync of a file's data: `fdatasync` where there is one, `fsync` elsewhere.
-    private func sync(_ descriptor: Int32) throws {
+    func sync(_ descriptor: Int32) throws {
         guard files.syncData(descriptor) else { throw OfflineStore.posixError("sync the journal") }
     }
 }

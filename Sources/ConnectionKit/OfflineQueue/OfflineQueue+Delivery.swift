@@ -167,34 +167,9 @@ extension OfflineQueue {
             step(.attemptEnded, onWorker: true)
             return
         }
-        if let status = error.statusCode, (400..<500).contains(status), status != 408, status != 429 {
+        if let reason = giveUpReason(operation, error: error) {
             report(nil)
-            deadLetter(operation, error: error)
-            step(.attemptEnded, onWorker: true)
-            return
-        }
-        let retryable: Bool
-        switch error.kind {
-        case .transport, .timedOut, .cancelled, .unacceptableStatusCode: retryable = true
-        case .invalidRequest, .parsing, .fileSystem, .responseTooLarge, .tooManyRedirects, .streamBufferFull, .tls,
-            .other:
-            retryable = false
-        }
-        if !retryable {
-            report(nil)
-            deadLetter(operation, error: error)
-            step(.attemptEnded, onWorker: true)
-            return
-        }
-        if let limit = configuration.maximumAttempts, operation.attempts >= limit {
-            report(nil)
-            deadLetter(operation, error: error, note: "after \(operation.attempts) attempts")
-            step(.attemptEnded, onWorker: true)
-            return
-        }
-        if let age = configuration.maximumAge, Date().timeIntervalSince(operation.enqueuedAt) >= age {
-            report(nil)
-            deadLetter(operation, error: error, note: "older than \(age) s")
+            deadLetter(operation, error: error, note: reason.isEmpty ? nil : reason)
             step(.attemptEnded, onWorker: true)
             return
         }
@@ -207,6 +182,25 @@ extension OfflineQueue {
         // `setReachable(true)`) then always finds the wait to cut short.
         let actions = step(.attemptFailed(retryAfter: makeRetryTimer()), wait: wait, onWorker: true)
         report(actions.arm != nil ? wait : 0)
+    }
+
+    /// Why `operation` is not retried after `error` (empty: the error says it all), or `nil` to retry: a 4xx
+    /// other than 408 and 429, an error no retry can fix, or past the attempt or age limit.
+    private func giveUpReason(_ operation: QueuedOperation, error: ConnectionError) -> String? {
+        if let status = error.statusCode, (400..<500).contains(status), status != 408, status != 429 { return "" }
+        switch error.kind {
+        case .transport, .timedOut, .cancelled, .unacceptableStatusCode: break
+        case .invalidRequest, .parsing, .fileSystem, .responseTooLarge, .tooManyRedirects, .streamBufferFull, .tls,
+            .other:
+            return ""
+        }
+        if let limit = configuration.maximumAttempts, operation.attempts >= limit {
+            return "after \(operation.attempts) attempts"
+        }
+        if let age = configuration.maximumAge, Date().timeIntervalSince(operation.enqueuedAt) >= age {
+            return "older than \(age) s"
+        }
+        return nil
     }
 
     private func deadLetter(_ operation: QueuedOperation, error: ConnectionError, note: String? = nil) {
