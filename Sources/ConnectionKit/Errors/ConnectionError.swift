@@ -142,6 +142,10 @@ public struct ConnectionError: Error, Sendable, LocalizedError, CustomStringConv
             return "\(name) failed: the server answered \(status) \(reason)."
         case .parsing(let error):
             return "\(name) could not read the response: \(Self.describe(error))"
+        case .fileSystem(let error)
+        where error is OfflineQueueError || (error as? POSIXFileError)?.isOfflineQueue == true:
+            let subject = requestTypeName.isEmpty ? "The offline queue" : "\(name) in the offline queue"
+            return "\(subject) failed: \(Self.describe(error))"
         case .fileSystem(let error):
             return "\(name) could not save the response: \(Self.describe(error))"
         case .responseTooLarge(let limit):

@@ -24,7 +24,8 @@ import Foundation
 /// **Segments.** Records go to the newest segment. Past ``segmentLimit`` bytes, the next commit starts a new
 /// segment; a segment whose entries are all resolved is deleted.
 final class OfflineJournal: @unchecked Sendable {
-    // Safe: every mutable member is in `state`, only touched while `condition` is locked.
+    // Safe: every mutable member is in `state`, only touched while `condition` is locked (here and in
+    // OfflineJournal+Marks.swift).
 
     /// An enqueue's entry waiting to join a batch.
     struct Staged {
@@ -33,14 +34,14 @@ final class OfflineJournal: @unchecked Sendable {
         var json: Data
     }
 
-    private struct Batch {
+    struct Batch {
         var identifier: UInt64
         var operations: [QueuedOperation] = []
         var bytes = Data()
         var syncsBodies = false
     }
 
-    private struct State {
+    struct State {
         var descriptor: Int32
         var segment: UInt64
         var size: Int
@@ -58,29 +59,34 @@ final class OfflineJournal: @unchecked Sendable {
         /// A failed batch's error, and how many of its callers have not read it yet.
         var failures: [UInt64: (error: ConnectionError, unread: Int)] = [:]
         var isClosed = false
-        /// Set when a failed batch could not be undone on disk: nothing more is appended.
-        var broken: ConnectionError?
+        /// Bytes of a failed batch that could not be blanked out yet (a full disk): blanked before anything
+        /// else is appended, so that the failed entries are never loaded, and the journal recovers as soon as
+        /// the disk has room again.
+        var unblanked: (offset: Int, count: Int)?
         /// Batches written and synced so far, for tests and figures.
         var syncedBatches = 0
     }
 
     let folder: URL
     let bodiesFolder: URL
+    /// Every change to the files goes through here (a test records them to simulate power loss).
+    let files: any OfflineFileOperations
     /// A segment past this size is followed by a new one at the next commit.
     let segmentLimit: Int
-    private let condition = NSCondition()
-    private var state: State
+    let condition = NSCondition()
+    var state: State
 
     /// Opens the journal in `folder` for appending to segment `segment` (created when `size` is 0) whose
     /// live entries, and those of older segments, are `live`.
     init(
         folder: URL, bodiesFolder: URL, segment: UInt64, live: [UInt64: (segment: UInt64, bytes: Int)],
-        nextSequence: UInt64, segmentLimit: Int = 4 * 1024 * 1024
+        nextSequence: UInt64, segmentLimit: Int = 4 * 1024 * 1024, files: any OfflineFileOperations
     ) throws {
         self.folder = folder
         self.bodiesFolder = bodiesFolder
         self.segmentLimit = segmentLimit
-        let (descriptor, size) = try Self.openSegment(segment, in: folder)
+        self.files = files
+        let (descriptor, size) = try Self.openSegment(segment, in: folder, files: files)
         state = State(
             descriptor: descriptor, segment: segment, size: size, nextSequence: nextSequence, open: Batch(identifier: 1)
         )
@@ -92,7 +98,7 @@ final class OfflineJournal: @unchecked Sendable {
     }
 
     deinit {
-        if state.descriptor >= 0 { closeDescriptor(state.descriptor) }
+        if state.descriptor >= 0 { files.close(state.descriptor) }
     }
 
     // MARK: - Group commit
@@ -106,13 +112,16 @@ final class OfflineJournal: @unchecked Sendable {
     ) throws -> QueuedOperation {
         condition.lock()
         defer { condition.unlock() }
-        if let error = state.broken ?? (state.isClosed ? Self.closedError : nil) { throw error }
+        if state.isClosed { throw Self.closedError }
+        try blankFailedBatch()
         try admit(
             state.live.count + state.syncing.count + state.open.operations.count,
             state.liveBytes + state.syncing.bytes + state.open.operations.reduce(0) { $0 + $1.bodyLength })
         guard state.nextSequence < OfflineStore.sequenceLimit else {
             throw ConnectionError(
-                .fileSystem(underlying: OfflineStoreFailure(message: "the queue's sequence numbers are used up")))
+                .fileSystem(
+                    underlying: POSIXFileError(
+                        message: "the queue's sequence numbers are used up", isOfflineQueue: true)))
         }
         var operation = staged.operation
         operation.sequence = state.nextSequence
@@ -156,12 +165,14 @@ final class OfflineJournal: @unchecked Sendable {
                 if rotate {
                     try self.rotate(writing: batch.bytes)
                 } else {
-                    try Self.write(batch.bytes, to: descriptor, at: offset)
-                    if batch.syncsBodies { try OfflineStore.syncFolder(bodiesFolder) }
-                    try Self.sync(descriptor)
+                    try write(batch.bytes, to: descriptor, at: offset)
+                    if batch.syncsBodies { try OfflineStore.syncFolder(bodiesFolder, files: files) }
+                    try sync(descriptor)
                 }
             } catch {
-                failure = error as? ConnectionError ?? ConnectionError(.fileSystem(underlying: error))
+                failure =
+                    error as? ConnectionError
+                    ?? ConnectionError(.fileSystem(underlying: POSIXFileError.offlineQueue(error)))
             }
         }
 
@@ -169,9 +180,9 @@ final class OfflineJournal: @unchecked Sendable {
         if let failure {
             // Blank out what may have reached the file, so that the failed entries are never loaded. (A failed
             // rotation removed its new segment itself.)
-            if !rotate, !isClosed, (try? Self.write(Data(count: batch.bytes.count), to: descriptor, at: offset)) == nil
-            {
-                state.broken = failure
+            if !rotate, !isClosed {
+                state.unblanked = (offset, batch.bytes.count)
+                try? blankFailedBatch()
             }
             state.failures[batch.identifier] = (failure, batch.operations.count)
         } else {
@@ -197,15 +208,15 @@ final class OfflineJournal: @unchecked Sendable {
         condition.lock()
         let segment = state.segment + 1
         condition.unlock()
-        let (descriptor, size) = try Self.openSegment(segment, in: folder)
+        let (descriptor, size) = try Self.openSegment(segment, in: folder, files: files)
         do {
-            try Self.write(bytes, to: descriptor, at: size)
-            try OfflineStore.syncFolder(bodiesFolder)
-            try Self.sync(descriptor)
-            try OfflineStore.syncFolder(folder)
+            try write(bytes, to: descriptor, at: size)
+            try OfflineStore.syncFolder(bodiesFolder, files: files)
+            try sync(descriptor)
+            try OfflineStore.syncFolder(folder, files: files)
         } catch {
-            closeDescriptor(descriptor)
-            unlink(Self.segmentURL(segment, in: folder).path)
+            files.close(descriptor)
+            files.unlink(Self.segmentURL(segment, in: folder).path)
             throw error
         }
         condition.lock()
@@ -216,121 +227,51 @@ final class OfflineJournal: @unchecked Sendable {
         let emptied = state.liveBySegment[old.1, default: 0] == 0
         condition.unlock()
         // Marks written to the old segment after its last sync become durable with it.
-        _ = Self.syncDescriptor(old.0)
-        closeDescriptor(old.0)
-        if emptied { unlink(Self.segmentURL(old.1, in: folder).path) }
+        _ = files.syncData(old.0)
+        files.close(old.0)
+        if emptied { files.unlink(Self.segmentURL(old.1, in: folder).path) }
     }
 
-    // MARK: - Marks
-
-    /// Records that `sequence` is about to be attempted for the `attempts`th time. Not synced.
-    func recordAttempt(_ sequence: UInt64, attempts: Int) throws {
-        try appendMark(.attempts(sequence: sequence, attempts: attempts), resolving: [], sync: false)
-    }
-
-    /// Records that `sequences` are resolved (delivered, dead-lettered or removed) and forgets them; deletes
-    /// a segment left with no live entry. With `sync`, durable when this returns; otherwise at the next
-    /// commit.
-    func resolve(_ sequences: [UInt64], sync: Bool) throws {
-        try appendMark(.resolved(sequences), resolving: sequences, sync: sync)
-    }
-
-    private func appendMark(_ record: JournalRecord, resolving: [UInt64], sync: Bool) throws {
-        let bytes = record.framed
-        condition.lock()
-        defer { condition.unlock() }
-        if let error = state.broken ?? (state.isClosed ? Self.closedError : nil) { throw error }
-        let offset = state.size
-        state.size += bytes.count
-        do {
-            try Self.write(bytes, to: state.descriptor, at: offset)
-        } catch {
-            _ = try? Self.write(Data(count: bytes.count), to: state.descriptor, at: offset)
-            throw error
-        }
-        var emptied: [UInt64] = []
-        for sequence in resolving {
-            guard let entry = state.live.removeValue(forKey: sequence) else { continue }
-            state.liveBytes -= entry.bytes
-            state.liveBySegment[entry.segment, default: 1] -= 1
-            if state.liveBySegment[entry.segment] == 0, entry.segment != state.segment {
-                state.liveBySegment[entry.segment] = nil
-                emptied.append(entry.segment)
-            }
-        }
-        if sync { try Self.sync(state.descriptor) }
-        for segment in emptied {
-            // The resolved marks are written: losing them to a power cut re-sends, never loses.
-            unlink(Self.segmentURL(segment, in: folder).path)
-        }
-    }
-
-    /// How many group commits were synced since the journal was opened (each acknowledging one or more
-    /// enqueues).
-    var syncedBatches: Int {
-        condition.lock()
-        defer { condition.unlock() }
-        return state.syncedBatches
-    }
-
-    /// Makes every mark durable and stops appending; ``commit(_:hasBodyFile:admit:committed:)`` throws from
-    /// now on. Waits for a commit under way. Idempotent.
-    func close() {
-        condition.lock()
-        state.isClosed = true
-        while state.isSyncing { condition.wait() }
-        if state.descriptor >= 0 {
-            _ = Self.syncDescriptor(state.descriptor)
-            closeDescriptor(state.descriptor)
-            state.descriptor = -1
-        }
-        condition.unlock()
+    /// Blanks out the bytes of a failed batch, if any are left (called with the lock held); throws while the
+    /// disk has no room for them, so that nothing is appended after bytes that could be loaded.
+    func blankFailedBatch() throws {
+        guard let range = state.unblanked else { return }
+        try write(Data(count: range.count), to: state.descriptor, at: range.offset)
+        state.unblanked = nil
     }
 
     // MARK: - Files
 
     static let closedError = ConnectionError(
-        .fileSystem(underlying: OfflineStoreFailure(message: "the offline queue is closed")))
+        .fileSystem(underlying: POSIXFileError(message: "the offline queue is closed", isOfflineQueue: true)))
 
     static func segmentURL(_ segment: UInt64, in folder: URL) -> URL {
         folder.appendingPathComponent(OfflineStore.baseName(sequence: segment) + ".log")
     }
 
     /// Opens (creating, 0600, without following a link) segment `segment`; returns it and its size.
-    static func openSegment(_ segment: UInt64, in folder: URL) throws -> (Int32, Int) {
+    static func openSegment(_ segment: UInt64, in folder: URL, files: any OfflineFileOperations) throws -> (Int32, Int)
+    {
         let path = segmentURL(segment, in: folder).path
-        let descriptor = open(path, O_CREAT | O_RDWR | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        let descriptor = files.openForAppending(path)
         guard descriptor >= 0 else { throw OfflineStore.posixError("open \(path)") }
         var info = stat()
         guard fstat(descriptor, &info) == 0, fchmod(descriptor, 0o600) == 0 else {
             let error = OfflineStore.posixError("stat \(path)")
-            closeDescriptor(descriptor)
+            files.close(descriptor)
             throw error
         }
         return (descriptor, Int(info.st_size))
     }
 
-    static func write(_ data: Data, to descriptor: Int32, at offset: Int) throws {
-        guard POSIXFile.writeAll(data, to: descriptor, at: offset) else {
+    func write(_ data: Data, to descriptor: Int32, at offset: Int) throws {
+        guard files.write(data, to: descriptor, at: offset) else {
             throw OfflineStore.posixError("write to the journal")
         }
     }
 
     /// The durable sync of a file's data: `fdatasync` where there is one, `fsync` elsewhere.
-    static func sync(_ descriptor: Int32) throws {
-        guard syncDescriptor(descriptor) else { throw OfflineStore.posixError("sync the journal") }
+    func sync(_ descriptor: Int32) throws {
+        guard files.syncData(descriptor) else { throw OfflineStore.posixError("sync the journal") }
     }
-
-    private static func syncDescriptor(_ descriptor: Int32) -> Bool {
-        #if canImport(Glibc) || canImport(Musl)
-            return fdatasync(descriptor) == 0
-        #else
-            return fsync(descriptor) == 0
-        #endif
-    }
-}
-
-/// `close(2)`, reachable from inside the journal, whose own `close()` hides it.
-private func closeDescriptor(_ descriptor: Int32) {
-    close(descriptor)
 }

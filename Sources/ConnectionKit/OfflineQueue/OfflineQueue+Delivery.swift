@@ -23,7 +23,7 @@ extension OfflineQueue {
         let width = max(1, configuration.maximumInFlight)
         let next: (QueuedOperation, (@Sendable () -> AnyConnectionRequest)?, AnyConnectionRequest?)? =
             state.withLock { state in
-                guard !state.isSuspended, !state.isClosed, state.retryTimer == nil,
+                guard state.delivery.mayAttempt,
                     let head = state.pending.prefix(width).first(where: { state.inFlight[$0.id] == nil })
                 else { return nil }
                 return (head, state.factories[head.typeName], state.liveTemplates[head.typeName])
@@ -64,7 +64,8 @@ extension OfflineQueue {
                 "no request class is registered as \(head.typeName); its operations wait until "
                     + "`register(\(head.typeName).self) { ... }` is called")
         }
-        if state.withLock({ $0.inFlight.isEmpty }) { _ = scheduleRetry(after: configuration.offlineRetryInterval) }
+        // Ignored while attempts are in flight: their endings look again.
+        step(.wait(makeRetryTimer()), wait: configuration.offlineRetryInterval, onWorker: true)
     }
 
     /// Records the attempt, reads the body and starts `operation` as a request built from `template`, unless
@@ -82,7 +83,9 @@ extension OfflineQueue {
             body = try store.readBody(of: operation)
         } catch {
             deadLetter(
-                operation, error: ConnectionError(.fileSystem(underlying: error), requestTypeName: operation.typeName))
+                operation,
+                error: ConnectionError(
+                    .fileSystem(underlying: POSIXFileError.offlineQueue(error)), requestTypeName: operation.typeName))
             return
         }
         let request = QueuedOperationRequest(operation: operation, template: template, body: body)
@@ -93,15 +96,15 @@ extension OfflineQueue {
         request.failureHandler = { [weak self, weak request] error in
             self?.attemptFailed(operation, error: error, response: request?.urlResponse)
         }
-        // Checked again: `close()` may have run since the first check, and it cancels only what is in flight;
-        // a request started after it would reach the server from a closed queue.
+        // Asked of the delivery machine again, with the request registered in the same step: `close()` (or
+        // `suspend()`) may have run since the first check, and `close()` cancels only what is in flight; a
+        // request started after it would reach the server from a closed queue.
         let current = state.withLock { state -> Bool in
-            guard !state.isClosed, let index = state.pending.firstIndex(where: { $0.id == operation.id }) else {
-                return false
-            }
+            guard let index = state.pending.firstIndex(where: { $0.id == operation.id }),
+                state.delivery.handle(.attemptStarting).start
+            else { return false }
             state.pending[index] = operation
             state.inFlight[operation.id] = request
-            state.retryImmediately = false
             return true
         }
         guard current else { return }
@@ -138,7 +141,7 @@ extension OfflineQueue {
                 configuration.callbackQueue.async { handler(operation, body) }
             }
         }
-        attemptWindow()
+        step(.attemptEnded, onWorker: true)
     }
 
     private func attemptFailed(_ operation: QueuedOperation, error: any Error, response: HTTPURLResponse?) {
@@ -161,34 +164,13 @@ extension OfflineQueue {
             return state.pending.contains { $0.id == operation.id }
         }
         guard stillQueued else {
-            attemptWindow()
+            step(.attemptEnded, onWorker: true)
             return
         }
-        if let status = error.statusCode, (400..<500).contains(status), status != 408, status != 429 {
+        if let reason = giveUpReason(operation, error: error) {
             report(nil)
-            deadLetter(operation, error: error)
-            return
-        }
-        let retryable: Bool
-        switch error.kind {
-        case .transport, .timedOut, .cancelled, .unacceptableStatusCode: retryable = true
-        case .invalidRequest, .parsing, .fileSystem, .responseTooLarge, .tooManyRedirects, .streamBufferFull, .tls,
-            .other:
-            retryable = false
-        }
-        if !retryable {
-            report(nil)
-            deadLetter(operation, error: error)
-            return
-        }
-        if let limit = configuration.maximumAttempts, operation.attempts >= limit {
-            report(nil)
-            deadLetter(operation, error: error, note: "after \(operation.attempts) attempts")
-            return
-        }
-        if let age = configuration.maximumAge, Date().timeIntervalSince(operation.enqueuedAt) >= age {
-            report(nil)
-            deadLetter(operation, error: error, note: "older than \(age) s")
+            deadLetter(operation, error: error, note: reason.isEmpty ? nil : reason)
+            step(.attemptEnded, onWorker: true)
             return
         }
         let failures = state.withLock { $0.consecutiveFailures }
@@ -198,7 +180,27 @@ extension OfflineQueue {
         }
         // Reported after scheduling, with the wait actually scheduled: a handler that reacts (e.g. calls
         // `setReachable(true)`) then always finds the wait to cut short.
-        report(scheduleRetry(after: wait))
+        let actions = step(.attemptFailed(retryAfter: makeRetryTimer()), wait: wait, onWorker: true)
+        report(actions.arm != nil ? wait : 0)
+    }
+
+    /// Why `operation` is not retried after `error` (empty: the error says it all), or `nil` to retry: a 4xx
+    /// other than 408 and 429, an error no retry can fix, or past the attempt or age limit.
+    private func giveUpReason(_ operation: QueuedOperation, error: ConnectionError) -> String? {
+        if let status = error.statusCode, (400..<500).contains(status), status != 408, status != 429 { return "" }
+        switch error.kind {
+        case .transport, .timedOut, .cancelled, .unacceptableStatusCode: break
+        case .invalidRequest, .parsing, .fileSystem, .responseTooLarge, .tooManyRedirects, .streamBufferFull, .tls,
+            .other:
+            return ""
+        }
+        if let limit = configuration.maximumAttempts, operation.attempts >= limit {
+            return "after \(operation.attempts) attempts"
+        }
+        if let age = configuration.maximumAge, Date().timeIntervalSince(operation.enqueuedAt) >= age {
+            return "older than \(age) s"
+        }
+        return nil
     }
 
     private func deadLetter(_ operation: QueuedOperation, error: ConnectionError, note: String? = nil) {
@@ -220,44 +222,30 @@ extension OfflineQueue {
         if let handler {
             configuration.callbackQueue.async { handler(letter) }
         }
-        attemptWindow()
     }
 
-    /// Waits `seconds`, then attempts the window again (``attemptNow()`` cuts the wait short); starts at once
-    /// instead when an immediate attempt was asked for meanwhile. Returns the wait scheduled.
+    /// Steps the delivery machine with `event` and performs its actions: cancels the timer it lets go, arms
+    /// the one it keeps for `wait` seconds, and fills the window (in place on the worker, else through
+    /// ``kick()``). Returns the actions.
     @discardableResult
-    func scheduleRetry(after seconds: TimeInterval) -> TimeInterval {
-        let timer = DispatchSource.makeTimerSource(queue: worker)
-        let (generation, replaced) = state.withLock { state -> (UInt64?, (any DispatchSourceTimer)?) in
-            if state.retryImmediately {
-                // The app said the network is back (or registered a class) since the attempt started.
-                state.retryImmediately = false
-                return (nil, nil)
-            }
-            state.timerGeneration &+= 1
-            defer { state.retryTimer = timer }
-            return (state.timerGeneration, state.retryTimer)
+    func step(
+        _ event: OfflineDeliveryMachine<SharedTimer>.Event, wait: TimeInterval = 0, onWorker: Bool = false
+    ) -> OfflineDeliveryMachine<SharedTimer>.Actions {
+        let actions = state.withLock { $0.delivery.handle(event) }
+        actions.cancel?.cancel()
+        actions.arm?.schedule(deadline: .now() + max(0, wait))
+        if actions.attempt {
+            if onWorker { attemptWindow() } else { kick() }
         }
-        replaced?.cancel()
-        guard let generation else {
-            // A source is created suspended, and libdispatch traps when a suspended one is released.
-            timer.resume()
-            timer.cancel()
-            kick()
-            return 0
-        }
-        timer.setEventHandler { [weak self] in
+        return actions
+    }
+
+    /// A retry timer, not armed: when it fires, the worker hears of it (and ignores it if it was replaced).
+    func makeRetryTimer() -> SharedTimer {
+        ConnectionQueues.makeTimer { [weak self] timer in
             timer.cancel()
             guard let self else { return }
-            let current = self.state.withLock { state -> Bool in
-                guard state.timerGeneration == generation else { return false }
-                state.retryTimer = nil
-                return true
-            }
-            if current { self.attemptWindow() }
+            self.worker.async { self.step(.timerFired(timer), onWorker: true) }
         }
-        timer.schedule(deadline: .now() + max(0, seconds))
-        timer.resume()
-        return seconds
     }
 }

@@ -53,7 +53,7 @@ extension OfflineQueue {
         let (built, url) = try Self.queueableRequest(request)
         var operation = Self.operation(for: built, url: url, of: request)
         let body = built.httpBody ?? Data()
-        guard !state.withLock({ $0.isClosed }) else { throw request.contextualize(OfflineJournal.closedError) }
+        guard !state.withLock({ $0.delivery.isClosed }) else { throw request.contextualize(OfflineJournal.closedError) }
         try storeBody(body, of: &operation, for: request)
         operation = try commit(operation, bodyLength: body.count, for: request)
         kick()

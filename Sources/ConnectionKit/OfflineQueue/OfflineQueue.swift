@@ -61,13 +61,22 @@ public final class OfflineQueue: Sendable {
     /// (in this process or another); with an ``OfflineQueueError`` as its underlying error when the directory,
     /// or a file or folder in it, is a symbolic link, is writable by the group or others, or belongs to
     /// another user.
-    public init(directory: URL, configuration: Configuration = Configuration()) throws {
+    public convenience init(directory: URL, configuration: Configuration = Configuration()) throws {
+        try self.init(directory: directory, configuration: configuration, files: POSIXOfflineFileOperations())
+    }
+
+    /// Opens the queue with its file changes going through `files` (tests record them) and journal segments of
+    /// `segmentLimit` bytes.
+    init(
+        directory: URL, configuration: Configuration, files: any OfflineFileOperations,
+        segmentLimit: Int = 4 * 1024 * 1024
+    ) throws {
         self.directory = directory
         self.configuration = configuration
-        store = try OfflineStore(directory: directory)
+        store = try OfflineStore(directory: directory, files: files)
         let loaded: OfflineStore.Loaded
         do {
-            loaded = try store.load(log: configuration.log)
+            loaded = try store.load(log: configuration.log, segmentLimit: segmentLimit)
         } catch {
             store.releaseLock()
             throw error
@@ -82,7 +91,7 @@ public final class OfflineQueue: Sendable {
     }
 
     deinit {
-        let (timer, requests) = state.withLock { ($0.retryTimer, Array($0.inFlight.values)) }
+        let (timer, requests) = state.withLock { ($0.delivery.timer, Array($0.inFlight.values)) }
         timer?.cancel()
         for request in requests { request.cancel() }
         journal.close()
@@ -103,12 +112,22 @@ public final class OfflineQueue: Sendable {
 
     /// Registers a factory under a stored class name, e.g. for a class that was renamed since its operations
     /// were queued.
+    ///
+    /// The factory is called once here: an instance with no ``AnyConnectionRequest/url`` is logged (through
+    /// ``Configuration/log``), because a stored write is sent only to the origin its class's instance builds,
+    /// and one with no URL matches none (its writes would be dead-lettered).
     public func register(typeName: String, factory: @escaping @Sendable () -> AnyConnectionRequest) {
+        if factory().url == nil {
+            configuration.log(
+                "the factory registered for \(typeName) builds an instance with no URL: its stored writes would be "
+                    + "dead-lettered, as they are sent only to the origin that instance builds; make it build a URL "
+                    + "with the class's origin (see \"Registering classes\" in docs/offline-queue.md)")
+        }
         state.withLock { state in
             state.factories[typeName] = factory
             state.unregisteredMisses[typeName] = nil
         }
-        attemptNow()
+        step(.attemptNow)
     }
 
     // MARK: - Handlers
@@ -186,31 +205,28 @@ public final class OfflineQueue: Sendable {
     /// judges from its own attempts: unreachable while they fail with transport errors.
     public func setReachable(_ reachable: Bool) {
         state.withLock { $0.reportedReachable = reachable }
-        if reachable { attemptNow() }
+        if reachable { step(.attemptNow) }
     }
 
     /// Stops attempts (the one in flight finishes) until ``resume()``; enqueueing still works. Default: running.
     public func suspend() {
-        state.withLock { $0.isSuspended = true }
+        step(.suspend)
     }
 
     /// Resumes attempts after ``suspend()``, starting one now.
     public func resume() {
-        state.withLock { $0.isSuspended = false }
-        attemptNow()
+        step(.resume)
     }
 
     /// Stops the queue and releases its directory (so another queue or process may open it): the wait is
     /// cancelled, an attempt in flight is cancelled (it stays queued), and ``enqueue(_:)`` throws from now
     /// on. Closing happens by itself when the queue is deallocated. Idempotent.
     public func close() {
-        let (timer, requests) = state.withLock { state in
-            state.isClosed = true
-            state.timerGeneration &+= 1
-            defer { (state.retryTimer, state.inFlight) = (nil, [:]) }
-            return (state.retryTimer, Array(state.inFlight.values))
+        let (actions, requests) = state.withLock { state in
+            defer { state.inFlight = [:] }
+            return (state.delivery.handle(.close), Array(state.inFlight.values))
         }
-        timer?.cancel()
+        actions.cancel?.cancel()
         for request in requests { request.cancel() }
         // Waits for a group commit under way; enqueues throw from now on. The marks written since the last
         // commit are synced.
@@ -230,18 +246,4 @@ public final class OfflineQueue: Sendable {
 
     /// Marks the worker queues, so that ``onWorker(_:)`` can tell it is on one.
     static let workerKey = DispatchSpecificKey<ObjectIdentifier>()
-
-    /// Cancels the wait before the next attempt and attempts now.
-    func attemptNow() {
-        let timer: (any DispatchSourceTimer)? = state.withLock { state in
-            defer {
-                state.retryTimer = nil
-                state.timerGeneration &+= 1
-            }
-            state.retryImmediately = true
-            return state.retryTimer
-        }
-        timer?.cancel()
-        kick()
-    }
 }

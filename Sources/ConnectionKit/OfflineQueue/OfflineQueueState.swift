@@ -16,8 +16,8 @@ struct OfflineQueueState {
     var unregisteredMisses: [String: Int] = [:]
     /// The requests sending operations of the window, by operation.
     var inFlight: [UUID: QueuedOperationRequest] = [:]
-    /// Waits before the next attempt.
-    var retryTimer: (any DispatchSourceTimer)?
+    /// Whether an attempt may start, and the wait before the next one.
+    var delivery = OfflineDeliveryMachine<SharedTimer>()
     /// Whether the last attempt reached the server; `nil` before the first.
     var lastAttemptReachedServer: Bool?
     /// What the app said with `setReachable(_:)`; `nil` when it never did.
@@ -27,15 +27,6 @@ struct OfflineQueueState {
     var deliveredHandler: (@Sendable (QueuedOperation, Data) -> Void)?
     var deadLetterHandler: (@Sendable (DeadLetter) -> Void)?
     var failedAttemptHandler: (@Sendable (FailedAttempt) -> Void)?
-    var isSuspended = false
-    var isClosed = false
-    /// Set when an immediate attempt was asked for (`setReachable(true)`, `register`, `resume`); the next
-    /// retry that would wait starts at once instead, and starting an attempt clears it. It is a flag the
-    /// worker reads when it schedules, not a timer to cancel, so that a request arriving while a failed
-    /// attempt is being handled (before its wait is scheduled) is never lost.
-    var retryImmediately = false
-    /// Bumped whenever the retry timer is replaced or dropped, so a stale firing does nothing.
-    var timerGeneration: UInt64 = 0
 
     /// Removes `operation` from the pending ones, wherever it is, and forgets a request kept as template once
     /// no operation of its class is left or on its way. Returns whether it was pending.

@@ -11,6 +11,9 @@ import Foundation
 /// A file-system failure with the operation, the path and the system's reason.
 struct POSIXFileError: Error, LocalizedError, Sendable, CustomStringConvertible {
     let message: String
+    /// Whether it is the offline queue's failure: its ``ConnectionError`` message then names the queue rather
+    /// than a saved response.
+    var isOfflineQueue = false
     var errorDescription: String? { message }
     var description: String { message }
 
@@ -22,5 +25,19 @@ struct POSIXFileError: Error, LocalizedError, Sendable, CustomStringConvertible 
     /// The failure `errno` describes now, of what `action` names ("write to the journal").
     static func current(_ action: String) -> POSIXFileError {
         POSIXFileError(message: "could not \(action): \(String(cString: strerror(errno)))")
+    }
+
+    /// The same failure, as the offline queue's.
+    var inOfflineQueue: POSIXFileError {
+        POSIXFileError(message: message, isOfflineQueue: true)
+    }
+
+    /// `error` as the offline queue's failure: an ``OfflineQueueError`` as it is, a `POSIXFileError` marked,
+    /// anything else (a Foundation error) described in one.
+    static func offlineQueue(_ error: any Error) -> any Error {
+        if error is OfflineQueueError { return error }
+        if let error = error as? POSIXFileError { return error.inOfflineQueue }
+        let message = (error as? LocalizedError)?.errorDescription ?? String(describing: error)
+        return POSIXFileError(message: message, isOfflineQueue: true)
     }
 }

@@ -62,4 +62,23 @@ struct OfflineTemplateTests {
         #expect(state.liveTemplates[request.typeName] == nil)
         #expect(state.enqueuesUnderWay.isEmpty)
     }
+
+    @Test("registering a factory whose instance has no URL says so in the log, naming the class")
+    func factoryWithoutURLIsLogged() throws {
+        let directory = OfflineFixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let log = Collector<String>()
+        let queue = try OfflineQueue(directory: directory, configuration: OfflineFixtures.configuration(log: log))
+        defer { queue.close() }
+        queue.suspend()
+        queue.register(PostNote.self) { PostNote(base: URL(fileURLWithPath: "/"), text: "") }
+        #expect(!log.all.contains { $0.contains("no URL") })
+        queue.register(NoURLNote.self) { NoURLNote() }
+        #expect(log.all.contains { $0.contains("NoURLNote") && $0.contains("no URL") }, "\(log.all)")
+    }
+}
+
+/// A class whose instances build their URL from an id, and whose template has none.
+final class NoURLNote: ConnectionRequest<Data>, @unchecked Sendable {
+    override var url: URL? { nil }
 }

@@ -46,6 +46,29 @@ fileprivate func openOutbox() throws -> OfflineQueue {
 }
 
 // MARK: - docs/offline-queue.md block 2
+/// `PUT /notes/<id>`; the template (no id) builds the API's root, which has the same origin.
+fileprivate final class UpdateNote: ConnectionRequest<Data>, @unchecked Sendable {
+    // Safe: immutable stored properties only.
+    let noteID: String?
+
+    init(noteID: String? = nil) {
+        self.noteID = noteID
+        super.init()
+    }
+
+    override var url: URL? {
+        let root = URL(string: "https://api.example.com/")
+        guard let noteID else { return root }
+        return root?.appendingPathComponent("notes").appendingPathComponent(noteID)
+    }
+    override var httpMethod: HTTPMethod { .put }
+}
+
+fileprivate func registerUpdates(in queue: OfflineQueue) {
+    queue.register(UpdateNote.self) { UpdateNote() }
+}
+
+// MARK: - docs/offline-queue.md block 3
 fileprivate func postFromTheTrain(via queue: OfflineQueue) {
     let request = PostMicropost(post: Micropost(content: "Hello from the train"))
     request.completionHandler = { created in print("posted:", created) }
@@ -56,13 +79,13 @@ fileprivate func postFromTheTrain(via queue: OfflineQueue) {
     }
 }
 
-// MARK: - docs/offline-queue.md block 3
+// MARK: - docs/offline-queue.md block 4
 fileprivate func queueForLater(in queue: OfflineQueue) throws {
     let operation = try queue.enqueue(PostMicropost(post: Micropost(content: "Send when you can")))
     print(operation.id, operation.sequence, operation.idempotencyKey)
 }
 
-// MARK: - docs/offline-queue.md block 4
+// MARK: - docs/offline-queue.md block 5
 /// Returns `false` when the outbox is full: the caller tells the user to try again later.
 fileprivate func enqueueUnlessFull(_ post: PostMicropost, in queue: OfflineQueue) throws -> Bool {
     do {
@@ -74,7 +97,7 @@ fileprivate func enqueueUnlessFull(_ post: PostMicropost, in queue: OfflineQueue
     }
 }
 
-// MARK: - docs/offline-queue.md block 5
+// MARK: - docs/offline-queue.md block 6
 fileprivate func openTunedQueue(outbox: URL) throws -> OfflineQueue {
     var configuration = OfflineQueue.Configuration()
     configuration.onlineRetryInterval = 1
@@ -89,7 +112,7 @@ fileprivate func openTunedQueue(outbox: URL) throws -> OfflineQueue {
     return tunedQueue
 }
 
-// MARK: - docs/offline-queue.md block 6
+// MARK: - docs/offline-queue.md block 7
 fileprivate func watchDeliveries(of queue: OfflineQueue) {
     queue.deliveredHandler = { operation, responseBody in
         print("delivered \(operation.idempotencyKey) after \(operation.attempts) attempt(s)")
@@ -103,7 +126,7 @@ fileprivate func watchDeliveries(of queue: OfflineQueue) {
     }
 }
 
-// MARK: - docs/offline-queue.md block 7
+// MARK: - docs/offline-queue.md block 8
 #if canImport(Network)
     import Network
 
@@ -118,7 +141,7 @@ fileprivate func watchDeliveries(of queue: OfflineQueue) {
     }
 #endif
 
-// MARK: - docs/offline-queue.md block 8
+// MARK: - docs/offline-queue.md block 9
 fileprivate func manage(_ queue: OfflineQueue) throws {
     for operation in queue.pending {
         print(operation.sequence, operation.method, operation.url, "attempts:", operation.attempts)
@@ -134,7 +157,7 @@ fileprivate func manage(_ queue: OfflineQueue) throws {
     queue.close()  // releases the directory; enqueue throws afterwards
 }
 
-// MARK: - docs/offline-queue.md block 9
+// MARK: - docs/offline-queue.md block 10
 
 @Test(.timeLimit(.minutes(2))) fileprivate func theGuideRunsAgainstASuspendedQueue() throws {
     let outbox = FileManager.default.temporaryDirectory.appendingPathComponent("outbox-\(UUID().uuidString)")
