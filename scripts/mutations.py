@@ -199,6 +199,11 @@ def main() -> int:
     parser.add_argument("--check", action="store_true", help="only check that every mutation applies")
     parser.add_argument("--no-baseline", action="store_true",
                         help="skip running each filter on the unmutated build first")
+    parser.add_argument("--in-place", action="store_true",
+                        help="mutate this checkout and use its own .build instead of a scratch copy (CI, after "
+                             "its build: saves the scratch copy's first build); every file is put back")
+    parser.add_argument("--warnings-as-errors", action="store_true",
+                        help="build with -Xswiftc -warnings-as-errors (the flags of the build to reuse in place)")
     args = parser.parse_args()
 
     files = sorted(MUTATIONS.glob("*.mutation"))
@@ -217,12 +222,18 @@ def main() -> int:
         return 0
     chosen = select(all_mutations, args.names, args.rotate)
 
-    scratch = Path(os.environ.get("MUTATIONS_SCRATCH", ROOT / ".build" / "mutations" / "tree"))
-    logs = scratch.parent / "logs"
+    if args.in_place:
+        scratch, logs = ROOT, ROOT / ".build" / "mutations" / "logs"
+    else:
+        scratch = Path(os.environ.get("MUTATIONS_SCRATCH", ROOT / ".build" / "mutations" / "tree"))
+        logs = scratch.parent / "logs"
     logs.mkdir(parents=True, exist_ok=True)
-    scratch.mkdir(parents=True, exist_ok=True)
-    sync(scratch)
+    if not args.in_place:
+        scratch.mkdir(parents=True, exist_ok=True)
+        sync(scratch)
     build = ["swift", "build", "--build-tests"]
+    if args.warnings_as_errors:
+        build += ["-Xswiftc", "-warnings-as-errors"]
     status, seconds = run(build, scratch, logs / "build.log")
     print(f"built the unmutated copy in {seconds:.0f} s", flush=True)
     if status != 0:
@@ -252,7 +263,12 @@ def main() -> int:
         original = path.read_text()
         path.write_text(mutate(mutation, original))
         try:
-            build_status, build_seconds = run(build, scratch, logs / f"{mutation.name}.build.log")
+            build_log = logs / f"{mutation.name}.build.log"
+            build_status, build_seconds = run(build, scratch, build_log)
+            if build_status == 0 and f"{Path(mutation.file).name}:" in "".join(
+                    line for line in build_log.read_text(errors="replace").splitlines(True) if "warning:" in line):
+                # A mutation must also build where warnings are errors (--in-place in CI).
+                print(f"note: {mutation.name} makes the compiler warn (see {build_log})", flush=True)
             if build_status != 0:
                 verdict, test_seconds = "ERROR (does not build)", 0.0
             else:
@@ -278,6 +294,13 @@ def main() -> int:
               f"(build {build_seconds:.0f} s, test {test_seconds:.0f} s)  {mutation.promise}", flush=True)
 
     total = time.monotonic() - started_all
+    if args.in_place:
+        # The checkout's .build matches its files again, for whatever runs next.
+        status, seconds = run(build, scratch, logs / "build.log")
+        print(f"rebuilt the unmutated checkout in {seconds:.0f} s", flush=True)
+        if status != 0:
+            print(f"error: the checkout does not build after the run (see {logs / 'build.log'})", file=sys.stderr)
+            return 1
     print(f"\nkilled {killed} of {len(chosen)} in {total:.0f} s "
           f"({total / max(len(chosen), 1):.0f} s per mutation)")
     for mutation, verdict, _, _ in results:
