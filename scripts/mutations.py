@@ -182,7 +182,9 @@ def failed_tests(logs: Path, mutation: Mutation) -> str:
     log = logs / f"{mutation.name}.log"
     if not log.exists():
         return ""
-    names = re.findall(r'Test "([^"]+)"(?: with [0-9]+ test cases?)? failed after', log.read_text(errors="replace"))
+    found = re.findall(r'Test (?:"([^"]+)"|(\S+\(\S*\)))(?: with [0-9]+ test cases?)? failed after',
+                       log.read_text(errors="replace"))
+    names = [quoted or bare for quoted, bare in found]
     if not names:
         return ""
     return f": {len(names)} failed, e.g. \"{names[0]}\""
