@@ -9,7 +9,7 @@ Rules for doc snippets (see docs/README.md, "Writing docs"):
 - Snippets of one document share one file, so later ones may use earlier ones' types. Top-level
   declarations (after any attributes, e.g. `@Test func`) are made `fileprivate` here, so two
   documents may both declare `FetchEvents` or `@Test func example()`.
-- `@Test` functions in the docs run with the tests.
+- `@Test` functions in the docs run with the tests, each with a time limit added here.
 
 `--check` fails when the generated files are not up to date (run by .ci/run).
 """
@@ -40,6 +40,17 @@ def snippets(markdown: str):
     return blocks
 
 
+# Every test has a time limit (a free `@Test` function has no suite to carry one).
+TIME_LIMIT = ".timeLimit(.minutes(2))"
+
+
+def with_time_limit(attributes: str) -> str:
+    """`@Test` becomes `@Test(.timeLimit(...))`; `@Test("name", ...)` gets the trait after its arguments."""
+    if re.search(r"@Test\(", attributes):
+        return re.sub(r"@Test\(([^)]*)\)", lambda m: f"@Test({m.group(1)}, {TIME_LIMIT})", attributes, count=1)
+    return re.sub(r"@Test\b", f"@Test({TIME_LIMIT})", attributes, count=1)
+
+
 def render(doc: pathlib.Path) -> str | None:
     blocks = snippets(doc.read_text())
     if not blocks:
@@ -52,7 +63,7 @@ def render(doc: pathlib.Path) -> str | None:
                 imports.add(line.strip())
             elif match := DECL.match(line):
                 attributes = match.group(1)
-                body.append(attributes + "fileprivate " + line[len(attributes):])
+                body.append(with_time_limit(attributes) + "fileprivate " + line[len(attributes):])
             else:
                 body.append(line)
         body.append("")

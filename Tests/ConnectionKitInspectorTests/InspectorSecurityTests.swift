@@ -21,32 +21,6 @@ final class SecretProbe: ConnectionRequest<Data>, @unchecked Sendable {
     override var timeoutInterval: TimeInterval { 60 }
 }
 
-/// Waits for one request's ending.
-final class Ending: @unchecked Sendable {
-    // Safe: `error` is only touched while `lock` is held; the semaphore is thread-safe.
-    private let lock = NSLock()
-    private let done = DispatchSemaphore(value: 0)
-    private var error: (any Error)?
-
-    init(_ request: ConnectionRequest<Data>) {
-        request.callbackQueue = .global()
-        request.completionHandler = { [self] _ in done.signal() }
-        request.failureHandler = { [self] failure in
-            lock.withLock { error = failure }
-            done.signal()
-        }
-    }
-
-    /// The ending's error (`nil` for success); records an issue after 20 s without one.
-    func wait() -> (any Error)?? {
-        guard done.wait(timeout: .now() + 20) == .success else {
-            Issue.record("the request did not end within 20 s")
-            return .none
-        }
-        return .some(lock.withLock { error })
-    }
-}
-
 /// The inspector's guards: the token on every endpoint, the Host check, POST-only cancels with the
 /// token in a header from the same origin; and nothing it serves carries a secret.
 @Suite(.timeLimit(.minutes(1))) struct InspectorSecurityTests {
@@ -73,6 +47,13 @@ final class Ending: @unchecked Sendable {
         inspector.stop()
         #expect(inspector.url == nil)
         #expect(throws: (any Error).self) { try InspectorClient.send("GET", "/?token=\(token)", port: port) }
+        // The same inspector, started again: a new token, and the old one refused.
+        let restarted = try inspector.start()
+        let newToken = URLComponents(url: restarted, resolvingAgainstBaseURL: false)?.queryItems?.first?.value ?? ""
+        #expect(newToken.count == 32 && newToken != token, "a restart makes a new token")
+        let newPort = restarted.port ?? 0
+        #expect(try InspectorClient.send("GET", "/?token=\(token)", port: newPort).status == 403)
+        #expect(try InspectorClient.send("GET", "/?token=\(newToken)", port: newPort).status == 200)
     }
 
     @Test(arguments: InspectorSecurityTests.paths)
@@ -106,14 +87,15 @@ final class Ending: @unchecked Sendable {
         }
     }
 
-    @Test func cancellingTakesAPostWithTheHeaderTokenFromTheSameOrigin() throws {
+    @Test func cancellingTakesAPostWithTheHeaderTokenFromTheSameOrigin() async throws {
         let server = try TestServer.started()
         defer { server.stop() }
         server.route("/hang") { _ in TestResponse(fault: .neverRespond) }
         let (inspector, port, token) = try started()
         defer { inspector.stop() }
         let request = SecretProbe(server.url("/hang"))
-        let ending = Ending(request)
+        let endings = EndingRecorder()
+        endings.track(request, queue: testCallbackQueue)
         request.start()
         defer { request.cancel() }
         let id = request.identifier.uuidString
@@ -131,28 +113,30 @@ final class Ending: @unchecked Sendable {
         let answer = try InspectorClient.send("POST", path, port: port, headers: same)
         #expect(answer.status == 200)
         #expect(answer.text == #"{"cancelled":1}"#)
-        let error = ending.wait()
-        #expect((error ?? nil as (any Error)?).flatMap { $0 as? ConnectionError }?.isCancelled == true)
+        await endings.ended(within: 20)
+        #expect((endings.error(request) as? ConnectionError)?.isCancelled == true)
     }
 
-    @Test func cancellingByClassCancelsItsLiveRequests() throws {
+    @Test func cancellingByClassCancelsItsLiveRequests() async throws {
         let server = try TestServer.started()
         defer { server.stop() }
         server.route("/hang") { _ in TestResponse(fault: .neverRespond) }
         let (inspector, port, token) = try started()
         defer { inspector.stop() }
         let requests = [ClassCancelProbe(server.url("/hang")), ClassCancelProbe(server.url("/hang"))]
-        let endings = requests.map(Ending.init)
+        let endings = EndingRecorder()
+        for request in requests { endings.track(request, queue: testCallbackQueue) }
         requests.forEach { $0.start() }
         let answer = try InspectorClient.send(
             "POST", "/api/cancel?class=ClassCancelProbe", port: port, headers: ["X-Inspector-Token": token])
         #expect(answer.text == #"{"cancelled":2}"#)
-        for ending in endings {
-            #expect((ending.wait() ?? nil).flatMap { $0 as? ConnectionError }?.isCancelled == true)
+        await endings.ended(within: 20)
+        for request in requests {
+            #expect((endings.error(request) as? ConnectionError)?.isCancelled == true)
         }
     }
 
-    @Test func noSecretLeavesAnyEndpoint() throws {
+    @Test func noSecretLeavesAnyEndpoint() async throws {
         let apiKey = "key-\(UUID().uuidString)"
         let secretToken = "tok-\(UUID().uuidString)"
         let bearer = "bearer-\(UUID().uuidString)"
@@ -173,10 +157,12 @@ final class Ending: @unchecked Sendable {
         let headers = ["X-Api-Key": apiKey, "Authorization": "Bearer \(bearer)", "Cookie": "c=\(cookie)"]
         let done = SecretProbe(server.url("/ok?token=\(secretToken)"), headers: headers)
         let live = SecretProbe(server.url("/hang?token=\(secretToken)"), headers: headers)
-        let ending = Ending(done)
-        let liveEnding = Ending(live)
+        let ending = EndingRecorder()
+        ending.track(done, queue: testCallbackQueue)
         done.start()
-        _ = ending.wait()
+        await ending.ended(within: 20)
+        let liveEnding = EndingRecorder()
+        liveEnding.track(live, queue: testCallbackQueue)
         live.start()
         defer { live.cancel() }
         var texts: [String] = []
@@ -186,7 +172,7 @@ final class Ending: @unchecked Sendable {
             texts.append(answer.text)
         }
         live.cancel()
-        _ = liveEnding.wait()
+        await liveEnding.ended(within: 20)
         var streamed = ""
         for _ in 0..<5 where !streamed.contains("cancelled") {
             streamed += String(decoding: events.readSome(), as: UTF8.self)
@@ -203,16 +189,17 @@ final class Ending: @unchecked Sendable {
         }
     }
 
-    @Test func metricsAreInThePrometheusTextFormat() throws {
+    @Test func metricsAreInThePrometheusTextFormat() async throws {
         let server = try TestServer.started()
         defer { server.stop() }
         server.route("/ok") { _ in .text("12345") }
         let (inspector, port, token) = try started()
         defer { inspector.stop() }
         let request = MetricsProbe(server.url("/ok"))
-        let ending = Ending(request)
+        let ending = EndingRecorder()
+        ending.track(request, queue: testCallbackQueue)
         request.start()
-        _ = ending.wait()
+        await ending.ended(within: 20)
         let answer = try InspectorClient.send("GET", "/metrics?token=\(token)", port: port)
         #expect(answer.headers["content-type"]?.hasPrefix("text/plain; version=0.0.4") == true)
         let lines = answer.text.split(separator: "\n").map(String.init)

@@ -3,7 +3,7 @@ import Testing
 
 /// The guides link to each other and to the sample; a renamed or missing file breaks a reader's path
 /// through them. Checks every relative link of README.md and docs/*.md.
-@Suite struct DocLinksTests {
+@Suite(.timeLimit(.minutes(2))) struct DocLinksTests {
     static let root = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 

@@ -47,16 +47,22 @@ final class LoadRequest: RetryingRequest, @unchecked Sendable {}
         // Past the 0.3 s idle timeout, the backoffs and the delayed cancels (0.05 s at most).
         let endings = EndingRecorder(settle: settleWindow(policy: policy, timeout: 0.3))
         let requests = Locked<[LoadRequest]>([])
+        // Set when no slot freed within 30 s (48 requests that never end, the bug this test hunts): the
+        // threads stop starting requests instead of blocking for ever (a time limit cannot end them).
+        let stalled = Locked(false)
         let started = Date()
 
         DispatchQueue.concurrentPerform(iterations: threads) { thread in
             var generator = SystemRandomNumberGenerator()
-            for index in stride(from: thread, to: total, by: threads) {
+            for index in stride(from: thread, to: total, by: threads) where !stalled.withLock({ $0 }) {
                 let path = Self.paths.randomElement(using: &generator) ?? "/ok"
                 let url = server.url("\(path)?n=\(index)")
                 let request = LoadRequest(URLRequest(url: url), policy: policy, timeout: 0.3, redirectLimit: 3)
+                guard inFlight.wait(timeout: .now() + 30) == .success else {
+                    stalled.withLock { $0 = true }
+                    break
+                }
                 requests.withLock { $0.append(request) }
-                inFlight.wait()
                 endings.track(request, queue: callbackQueue, onFirstEnding: { inFlight.signal() })
                 request.start()
                 switch Int.random(in: 0..<10, using: &generator) {
@@ -68,6 +74,7 @@ final class LoadRequest: RetryingRequest, @unchecked Sendable {}
                 }
             }
         }
+        #expect(!stalled.withLock { $0 }, "48 requests in flight did not end within 30 s: starting stopped")
         // Records an issue for a request that did not end, or ended twice within the settle window.
         #expect(endings.wait(seconds: 90), "every request ended within 90 s")
         cancelQueue.sync(flags: .barrier) {}

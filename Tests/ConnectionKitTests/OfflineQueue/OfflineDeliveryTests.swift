@@ -7,7 +7,7 @@ import Testing
     import FoundationNetworking
 #endif
 
-@Suite("OfflineQueue delivery", .exclusive)
+@Suite("OfflineQueue delivery", .exclusive, .timeLimit(.minutes(10)))
 struct OfflineDeliveryTests {
     @Test("requests started offline are queued, onOffline runs, and they arrive in order once the server is up")
     func offlineThenOnlineInOrder() throws {

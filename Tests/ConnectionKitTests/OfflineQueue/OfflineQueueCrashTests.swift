@@ -35,6 +35,9 @@ struct OfflineQueueCrashTests {
     /// Where `swift build` / `swift test` put the helper: beside the test bundle.
     static func helperURL() -> URL? { BuiltExecutable.url(named: "OfflineQueueCrashHelper") }
 
+    /// How long one helper run may take to print what a round waits for, and to exit.
+    static let helperDeadline: TimeInterval = 60
+
     /// Runs the helper; with `killAfterLines`, kills it with SIGKILL once it printed `READY` (its queue is
     /// open) and that many lines after it, otherwise lets it finish. Records an issue when the child was not
     /// ended by that kill: when it died of something else, and, unless `mayFinishFirst`, when it finished
@@ -48,26 +51,36 @@ struct OfflineQueueCrashTests {
         process.arguments = arguments
         let pipe = Pipe()
         process.standardOutput = pipe
+        // Every read has a deadline: a stalled helper (a deadlocked enqueue, what these rounds look for)
+        // fails its round after `helperDeadline` seconds instead of hanging every round after it.
+        let collected = ProcessOutput()
+        collected.collect(pipe, of: process)
         try process.run()
-        let reader = pipe.fileHandleForReading
-        var output = Data()
+        try? pipe.fileHandleForWriting.close()
         var killed = false
         if let killAfterLines {
             // `READY` is a line of its own, so the kill comes after `killAfterLines + 1` lines.
-            while lines(in: output).count < killAfterLines + 1 {
-                let chunk = reader.availableData
-                if chunk.isEmpty { break }
-                output.append(chunk)
+            let reached = collected.wait(timeout: helperDeadline) {
+                lines(in: Data($0.utf8)).count >= killAfterLines + 1
             }
+            #expect(
+                reached.done || !process.isRunning,
+                "the helper printed \(lines(in: Data(reached.printed.utf8)).count) lines in \(helperDeadline) s")
             // A helper seen to finish is left to exit by itself, so that its exit status is checked.
-            if lines(in: output).last != "DONE" {
+            if lines(in: Data(reached.printed.utf8)).last != "DONE" {
                 kill(process.processIdentifier, SIGKILL)
                 killed = true
             }
         }
-        try? pipe.fileHandleForWriting.close()
-        output.append(reader.readDataToEndOfFile())
+        // Returns when the helper exited or at the deadline.
+        _ = collected.wait(timeout: helperDeadline) { _ in false }
+        if process.isRunning {
+            Issue.record("the helper did not exit within \(helperDeadline) s; killed")
+            kill(process.processIdentifier, SIGKILL)
+        }
         process.waitUntilExit()
+        pipe.fileHandleForReading.readabilityHandler = nil
+        let output = Data(collected.finish(with: pipe.fileHandleForReading.readDataToEndOfFile()).utf8)
         let printed = lines(in: output)
         #expect(printed.first == "READY", "the helper did not open its queue: \(printed.prefix(3))")
         if killAfterLines != nil, mayFinishFirst, printed.last == "DONE" {

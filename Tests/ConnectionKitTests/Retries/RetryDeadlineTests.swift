@@ -75,12 +75,18 @@ final class DecisionRecordingRequest: RetryingRequest, @unchecked Sendable {
         policy.backoffMultiplier = 1
         policy.jitter = 0
         policy.deadline = 1.2
-        let request = RetryingRequest(server.url("/silent"), policy: policy, timeout: 0.3)
+        let request = DecisionRecordingRequest(server.url("/silent"), policy: policy, timeout: 0.3)
         let ending = run(request)
         #expect(ending?.error?.isTimedOut == true)
         let hits = server.hits("/silent")
         #expect((1...4).contains(hits), "\(hits) attempts")
-        expectGaps(gaps(server, "/silent"), within: Array(repeating: 0.35...0.35, count: max(0, hits - 1)))
+        // Measured on the client, between the timeouts that decided the retries: each is the 0.05 s wait
+        // plus the next attempt's 0.3 s idle timeout (timers fire late on a loaded machine, never early).
+        let decided = request.decisions.withLock { $0 }.map(\.decidedAt)
+        // One per retry, and perhaps a last one whose wait would have crossed the deadline (not taken).
+        #expect((max(0, hits - 1)...hits).contains(decided.count), "\(decided.count) decisions, \(hits) attempts")
+        let decisionGaps = zip(decided.dropFirst(), decided).map { $0.timeIntervalSince($1) }
+        expectGaps(decisionGaps, within: Array(repeating: 0.35...0.35, count: max(0, decided.count - 1)))
         #expect((request.duration ?? 99) <= 1.2 + schedulingSlack)
     }
 }

@@ -66,7 +66,7 @@ import Testing
         let (ending, hits, measured) = try faultThenOK(.neverRespond, policy: testPolicy(attempts: 2), timeout: 0.3)
         #expect(ending?.data == Data("ok".utf8))
         #expect(hits == 2)
-        expectGaps(measured, within: [0.35...0.35])
+        expectGaps(measured, within: [0.35...0.35], early: arrivalSkew)
     }
 
     @Test func retryOnTimeoutRetriesTimeoutsOnly() throws {
@@ -79,7 +79,7 @@ import Testing
         #expect(ending?.error?.isTimedOut == true)
         #expect(server.hits("/silent") == 3)
         // Timeout 0.25 plus backoff 0.5 then 1.0, each ±20%.
-        expectGaps(gaps(server, "/silent"), within: [0.65...0.85, 1.05...1.45])
+        expectGaps(gaps(server, "/silent"), within: [0.65...0.85, 1.05...1.45], early: arrivalSkew)
         let busy = run(RetryingRequest(server.url("/busy"), policy: policy))
         #expect(busy?.error?.statusCode == 503)
         #expect(server.hits("/busy") == 1)

@@ -52,9 +52,11 @@ import Testing
     }
 
     @Test func aTransportFailureExposesNoUnredactedURL() async throws {
-        let closed = try TestServer.started()
-        let port = closed.port
-        closed.stop()
+        // Bound and not listening, and held for the whole test: "connection refused", and no parallel
+        // test's server can take the port meanwhile (a stopped server's port could be).
+        let refusing = try LoopbackPort(reusable: false)
+        defer { refusing.release() }
+        let port = refusing.port
         let url = try #require(URL(string: "http://user:\(Self.password)@127.0.0.1:\(port)/p?token=\(Self.token)"))
         let error = try await failure(of: HostileRequest(HostileHooks(url: url, secretQuery: ["token"])))
         guard case .transport(let urlError) = error.kind else {

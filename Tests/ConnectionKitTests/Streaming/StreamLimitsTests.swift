@@ -58,7 +58,7 @@ struct StreamLimitsTests {
         let request = Entries(server.url("/log"))
         let recorder = StreamRecorder(request)
         request.start()
-        await recorder.wait { !$0.endings.isEmpty }
+        await recorder.ended()
         #expect(recorder.elements == [Entry(n: 1), Entry(n: 2), Entry(n: 3)])
         #expect(server.receivedRequests("/log").first?.header("Accept") == "application/x-ndjson")
     }
@@ -88,7 +88,7 @@ struct StreamLimitsTests {
         let request = Entries(server.url("/log"), skips: true)
         let recorder = StreamRecorder(request)
         request.start()
-        await recorder.wait { !$0.endings.isEmpty }
+        await recorder.ended()
         #expect(recorder.elements == [Entry(n: 1), Entry(n: 3)])
         guard case .success(2)? = recorder.endings.first else {
             Issue.record("expected success with 2 elements, got \(recorder.endings)")
@@ -104,7 +104,7 @@ struct StreamLimitsTests {
         let request = Lines(server.url("/tail"))
         let recorder = StreamRecorder(request)
         request.start()
-        await recorder.wait { !$0.endings.isEmpty }
+        await recorder.ended()
         #expect(recorder.elements == ["one", "two", "", "three"])
     }
 
@@ -136,14 +136,24 @@ struct StreamLimitsTests {
             response.body = .stream(interval: 30, next: { $0 < 2 ? Data("data: \($0)\n\n".utf8) : nil })
             return response
         }
-        let request = Feed(server.url("/stalls"), idleTimeout: 0.5)
+        // The second event would come after 30 s: the idle timer, 1 s after the first, must end it first.
+        let request = Feed(server.url("/stalls"), idleTimeout: 1)
         let recorder = StreamRecorder(request)
-        let started = Date()
+        let firstEvent = Locked<Date?>(nil)
+        let recordElement = request.elementHandler
+        request.elementHandler = { event in
+            firstEvent.withLock { $0 = $0 ?? Date() }
+            recordElement?(event)
+        }
         request.start()
         let error = try await recorder.connectionError()
+        let silence = Date().timeIntervalSince(try #require(firstEvent.withLock { $0 }))
         #expect(error.isTimedOut)
         #expect(recorder.elements.map(\.data) == ["0"])
-        #expect(Date().timeIntervalSince(started) < 10)
+        // Not before the timeout; and late by at most the slack a loaded machine needs (a timer three
+        // times late fails), far from the 30 s the server's next event would take.
+        #expect(silence >= 1 - clockTolerance - 0.1, "ended \(silence) s after the last event")
+        #expect(silence <= 1 + schedulingSlack, "ended \(silence) s after the last event")
     }
 
     @Test(
@@ -165,16 +175,19 @@ struct StreamLimitsTests {
         // Its own queue: the sleeping consumer must not delay other tests' callbacks.
         let recorder = StreamRecorder(request, queue: DispatchQueue(label: "slow consumer"))
         request.elementHandler = { _ in Thread.sleep(forTimeInterval: 0.001) }  // the slow consumer
-        let before = residentMemory() ?? 0
+        // The true peak (VmHWM after resetting it), not samples before and after: a spike that is freed
+        // again before the ending counts too.
+        try #require(ProcessMemory.resetPeak(), "cannot reset VmHWM through /proc/self/clear_refs")
+        let baseline = try #require(ProcessMemory.kibibytes("VmRSS"))
         request.start()
-        let error = try await recorder.connectionError()
-        let after = residentMemory() ?? 0
+        let error = try await recorder.connectionError(within: 60)
+        let peak = try #require(ProcessMemory.kibibytes("VmHWM"))
         guard case .streamBufferFull(let limit) = error.kind else {
             Issue.record("expected streamBufferFull, got \(error)")
             return
         }
         #expect(limit == 64)
         #expect(request.elementCount < 64 + 200, "received \(request.elementCount) before failing")
-        #expect(after - before < 64 * 1024 * 1024, "RSS grew by \(after - before) bytes")
+        #expect(peak - baseline < 64 * 1024, "the peak resident size grew by \(peak - baseline) KiB")
     }
 }

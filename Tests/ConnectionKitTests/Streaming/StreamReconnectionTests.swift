@@ -14,7 +14,7 @@ struct StreamReconnectionTests {
         let request = Feed(server.url("/feed"), policy: quickReconnect)
         let recorder = StreamRecorder(request)
         request.start()
-        await recorder.wait { !$0.endings.isEmpty }
+        await recorder.ended()
         #expect(recorder.elements.map(\.data) == data)
         #expect(recorder.elements.map(\.lastEventID) == ["1", "2", "3", "4", "5"])
         guard case .success(5)? = recorder.endings.first else {
@@ -36,7 +36,7 @@ struct StreamReconnectionTests {
         let request = Feed(server.url("/feed"), policy: slowPolicy)
         let recorder = StreamRecorder(request)
         request.start()
-        await recorder.wait(timeout: 20) { !$0.endings.isEmpty }
+        await recorder.ended(within: 20)
         #expect(recorder.elements.map(\.data) == ["a", "b"])
         #expect(request.reconnectionTime == 0.3)
         let times = server.receivedRequests("/feed").map(\.receivedAt)
@@ -52,7 +52,8 @@ struct StreamReconnectionTests {
         defer { server.stop() }
         server.route("/feed") { _ in .eventStream(["data: never finished"], thenDrop: true) }
         let request = Feed(server.url("/feed"), policy: quickReconnect)
-        let recorder = StreamRecorder(request)
+        // A settle window of 50 reconnection backoffs: a fourth attempt after the ending shows in the hits.
+        let recorder = StreamRecorder(request, settle: 1)
         request.start()
         let error = try await recorder.connectionError()
         guard case .transport = error.kind else {
@@ -68,15 +69,19 @@ struct StreamReconnectionTests {
         let server = try TestServer.started()
         defer { server.stop() }
         server.route("/feed") { _ in .eventStream(["data: x\n\n"], thenDrop: true) }
-        let policy = RetryPolicy(maximumAttempts: 1000, initialBackoff: 0.05, jitter: 0, deadline: 1)
+        // Every connection brings an event, so without the deadline the run never ends (the attempts
+        // counter restarts at each event): a bound of 20 s proves the deadline and holds on a loaded machine.
+        let policy = RetryPolicy(maximumAttempts: 1000, initialBackoff: 0.05, jitter: 0, deadline: 2)
         let request = Feed(server.url("/feed"), policy: policy)
         let recorder = StreamRecorder(request)
         let started = Date()
         request.start()
-        let error = try await recorder.connectionError()
+        let error = try await recorder.connectionError(within: 30)
         let elapsed = Date().timeIntervalSince(started)
+        // The deadline during an attempt is a timeout; during a wait, the last attempt's error (documented).
         #expect(error.isTimedOut || { if case .transport = error.kind { true } else { false } }())
-        #expect(elapsed < 5, "ended after \(elapsed) s")
+        #expect(elapsed >= 1.9, "ended after \(elapsed) s, before the deadline (less the last wait it skips)")
+        #expect(elapsed < 20, "ended after \(elapsed) s")
         #expect(recorder.elements.count >= 2, "every connection brings one event")
     }
 
@@ -86,10 +91,15 @@ struct StreamReconnectionTests {
         defer { server.stop() }
         server.route("/feed") { _ in .eventStream(["id: 9\ndata: last\n\n"]) }
         let request = Feed(server.url("/feed"), policy: quickReconnect)
-        let recorder = StreamRecorder(request)
+        // A settle window of 50 reconnection backoffs: a reconnection after the ending shows in the hits.
+        let recorder = StreamRecorder(request, settle: 1)
         request.start()
-        await recorder.wait { !$0.endings.isEmpty }
-        await testCallbackQueue.drain()
+        await recorder.ended()
+        guard case .success(1)? = recorder.endings.first else {
+            Issue.record("expected success with 1 event, got \(recorder.endings)")
+            return
+        }
+        #expect(recorder.elements.map(\.data) == ["last"])
         #expect(server.hits("/feed") == 1)
         #expect(recorder.endings.count == 1)
     }
@@ -103,7 +113,7 @@ struct StreamReconnectionTests {
         request.lastEventID = "2"
         let recorder = StreamRecorder(request)
         request.start()
-        await recorder.wait { !$0.endings.isEmpty }
+        await recorder.ended()
         #expect(recorder.elements.map(\.data) == ["c"])
         #expect(server.receivedRequests("/feed").first?.header("Last-Event-ID") == "2")
     }

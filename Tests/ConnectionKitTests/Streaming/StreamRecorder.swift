@@ -2,30 +2,33 @@ import ConnectionKit
 import Foundation
 import Testing
 
-/// Records a streaming request's elements and endings in the order the callback queue saw them.
+/// Records a streaming request's elements in the order the callback queue saw them; its endings are
+/// recorded by an ``EndingRecorder`` (the one recorder of endings in these tests), so that ``ended(within:)``
+/// and ``connectionError()`` watch for a second ending during the settle window before they return.
 final class StreamRecorder<Element: Sendable>: Sendable {
-    enum Entry {
-        case element(Element)
-        case ending(Result<Int, any Error>)
-    }
-
-    private let entries = Locked<[Entry]>([])
+    /// The recorder of the request's endings.
+    let endingRecorder: EndingRecorder
+    private let request: StreamingConnectionRequest<Element>
+    /// Each element, with how many endings had been recorded when it arrived (on the same serial queue).
+    private let received = Locked<[(element: Element, endingsBefore: Int)]>([])
     private let signals = Locked<[@Sendable () -> Void]>([])
 
-    init(_ request: StreamingConnectionRequest<Element>, queue: DispatchQueue = testCallbackQueue) {
-        request.callbackQueue = queue
-        request.elementHandler = { [self] in record(.element($0)) }
-        request.completionHandler = { [self] in record(.ending(.success($0))) }
-        request.failureHandler = { [self] in record(.ending(.failure($0))) }
+    /// Records `request`'s elements and endings on `queue`; `settle` is how long a check watches for a
+    /// second ending (see ``EndingRecorder``).
+    init(
+        _ request: StreamingConnectionRequest<Element>, queue: DispatchQueue = testCallbackQueue,
+        settle: TimeInterval = EndingRecorder.defaultSettle
+    ) {
+        self.request = request
+        endingRecorder = EndingRecorder(settle: settle)
+        endingRecorder.track(request, queue: queue) { [signals] in Self.fire(signals) }
+        request.elementHandler = { [self] element in
+            received.withLock { $0.append((element, endingRecorder.count(request))) }
+            Self.fire(signals)
+        }
     }
 
-    /// Records a failure from a handler a test installed in place of the recorder's.
-    func recordFailure(_ error: any Error) {
-        record(.ending(.failure(error)))
-    }
-
-    private func record(_ entry: Entry) {
-        entries.withLock { $0.append(entry) }
+    private static func fire(_ signals: Locked<[@Sendable () -> Void]>) {
         let waiting = signals.withLock { signals in
             defer { signals = [] }
             return signals
@@ -33,25 +36,27 @@ final class StreamRecorder<Element: Sendable>: Sendable {
         waiting.forEach { $0() }
     }
 
-    var elements: [Element] {
-        entries.withLock { $0.compactMap { if case .element(let e) = $0 { return e } else { return nil } } }
-    }
+    var elements: [Element] { received.withLock { $0.map(\.element) } }
 
+    /// Every ending recorded so far, in order.
     var endings: [Result<Int, any Error>] {
-        entries.withLock { $0.compactMap { if case .ending(let r) = $0 { return r } else { return nil } } }
-    }
-
-    /// Whether an element was recorded after an ending.
-    var elementAfterEnding: Bool {
-        entries.withLock { entries in
-            guard let end = entries.firstIndex(where: { if case .ending = $0 { true } else { false } }) else {
-                return false
-            }
-            return entries[end...].contains { if case .element = $0 { true } else { false } }
+        endingRecorder.results(request).map { result in
+            result.flatMap { output in (output as? Int).map { .success($0) } ?? .failure(UnexpectedOutcome()) }
         }
     }
 
-    /// Waits until `condition` holds, failing the test after `timeout`.
+    /// Whether an element was recorded after an ending.
+    var elementAfterEnding: Bool { received.withLock { $0.contains { $0.endingsBefore > 0 } } }
+
+    /// Waits for the ending, then watches the settle window for a second one (recording an issue for a
+    /// missing or a second ending). Returns whether the ending came within `seconds`.
+    @discardableResult
+    func ended(within seconds: TimeInterval = 15, sourceLocation: SourceLocation = #_sourceLocation) async -> Bool {
+        await endingRecorder.ended(within: seconds, sourceLocation: sourceLocation)
+    }
+
+    /// Waits until `condition` holds, failing the test after `timeout`. For elements; wait for the
+    /// ending with ``ended(within:sourceLocation:)``, which also checks that it came once.
     @discardableResult
     func wait(
         timeout: TimeInterval = 15, sourceLocation: SourceLocation = #_sourceLocation,
@@ -71,23 +76,15 @@ final class StreamRecorder<Element: Sendable>: Sendable {
         return true
     }
 
-    /// The single ending's error, after waiting for it.
-    func connectionError(sourceLocation: SourceLocation = #_sourceLocation) async throws -> ConnectionError {
-        await wait(sourceLocation: sourceLocation) { !$0.endings.isEmpty }
+    /// The single ending's error, after waiting for it and the settle window.
+    func connectionError(
+        within seconds: TimeInterval = 15, sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws -> ConnectionError {
+        guard await ended(within: seconds, sourceLocation: sourceLocation) else { throw TestTimeout() }
         guard case .failure(let error as ConnectionError)? = endings.first else {
             Issue.record("expected a ConnectionError, got \(endings)", sourceLocation: sourceLocation)
             throw UnexpectedOutcome()
         }
         return error
     }
-}
-
-/// The resident set size of this process, in bytes (Linux), or nil.
-func residentMemory() -> Int? {
-    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return nil }
-    for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {
-        let digits = line.split(separator: " ").dropFirst().first.flatMap { Int($0) }
-        return digits.map { $0 * 1024 }
-    }
-    return nil
 }

@@ -49,7 +49,7 @@ struct StreamingRequestTests {
         let request = Feed(server.url("/feed"))
         let recorder = StreamRecorder(request)
         request.start()
-        await recorder.wait { !$0.endings.isEmpty }
+        await recorder.ended()
         #expect(recorder.elements.map(\.data) == ["1", "2", "3"])
         guard case .success(3)? = recorder.endings.first else {
             Issue.record("expected success with 3 elements, got \(recorder.endings)")
@@ -102,7 +102,7 @@ struct StreamingRequestTests {
         #expect(first == ["1", "2", "3"])
         let recorder = StreamRecorder(request)
         request.start()
-        await recorder.wait { !$0.endings.isEmpty }
+        await recorder.ended()
         #expect(recorder.elements.map(\.data) == ["1", "2", "3", "4", "5", "6"])
         guard case .success(6)? = recorder.endings.first else {
             Issue.record("expected success with 6 elements, got \(recorder.endings)")
@@ -122,7 +122,7 @@ struct StreamingRequestTests {
         let recorder = StreamRecorder(request)
         request.start()
         await recorder.wait { $0.elements.count == 2 }
-        await recorder.wait { !$0.endings.isEmpty }
+        await recorder.ended()
         await testCallbackQueue.drain()
         #expect(progressed.withLock { $0 } == Int64("data: 1\n\ndata: 2\n\n".utf8.count))
         #expect(request.elementCount == 2)
@@ -141,7 +141,7 @@ struct StreamingRequestTests {
             ConnectionRegistry.shared.snapshot().first { $0.identifier == plain.identifier })
         #expect(plainSnapshot.elementCount == nil)
         live.cancel()
-        await liveRecorder.wait { !$0.endings.isEmpty }
+        await liveRecorder.ended()
     }
 
     @Test("a 204 answer ends the stream with unacceptableStatusCode(204) and no reconnection")
@@ -150,11 +150,11 @@ struct StreamingRequestTests {
         defer { server.stop() }
         server.route("/feed") { _ in .status(204) }
         let request = Feed(server.url("/feed"), policy: quickReconnect)
-        let recorder = StreamRecorder(request)
+        // A settle window of 50 reconnection backoffs: a reconnection after the ending shows in the hits.
+        let recorder = StreamRecorder(request, settle: 1)
         request.start()
         let error = try await recorder.connectionError()
         #expect(error.statusCode == 204)
-        await testCallbackQueue.drain()
         #expect(server.hits("/feed") == 1)
     }
 
@@ -164,7 +164,8 @@ struct StreamingRequestTests {
         defer { server.stop() }
         server.route("/feed") { _ in .text("data: 1\n\n") }
         let request = Feed(server.url("/feed"), policy: quickReconnect)
-        let recorder = StreamRecorder(request)
+        // A settle window of 50 reconnection backoffs: a reconnection after the ending shows in the hits.
+        let recorder = StreamRecorder(request, settle: 1)
         request.start()
         let error = try await recorder.connectionError()
         guard case .parsing(let underlying) = error.kind,
@@ -222,7 +223,7 @@ struct StreamingRequestTests {
         let request = Feed(server.url("/feed"), bodyLimit: 1024)
         let recorder = StreamRecorder(request)
         request.start()
-        await recorder.wait { !$0.endings.isEmpty }
+        await recorder.ended()
         guard case .success(2000)? = recorder.endings.first else {
             Issue.record("expected 2000 events, got \(recorder.endings)")
             return
@@ -242,7 +243,7 @@ struct StreamingRequestTests {
         let request = Feed(server.url("/feed"))
         let recorder = StreamRecorder(request)
         request.start()
-        await recorder.wait { !$0.endings.isEmpty }
+        await recorder.ended()
         #expect(recorder.elements.map(\.data) == ["caf\u{FFFD}!"])
     }
 }

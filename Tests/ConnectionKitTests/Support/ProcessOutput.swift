@@ -1,5 +1,11 @@
 import Foundation
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// What a child process printed so far, and whether it exited: the one collector of `ChildProcess` and
 /// `Tinyproxy`, whose waits wake on every chunk and on the exit instead of polling.
 final class ProcessOutput: @unchecked Sendable {
@@ -50,5 +56,44 @@ final class ProcessOutput: @unchecked Sendable {
         change(self)
         condition.broadcast()
         condition.unlock()
+    }
+}
+
+/// A short command run to its end: its exit status and what it printed on each stream.
+struct FinishedProcess {
+    var status: Int32
+    var output: String
+    var errors: String
+}
+
+extension ProcessOutput {
+    /// Runs `executable` with `arguments` to its end, reading standard output and standard error as they
+    /// come (a full pipe never blocks the child); kills it after `timeout` seconds and throws
+    /// ``TestTimeout``. Every read has that deadline.
+    static func run(_ executable: String, _ arguments: [String], timeout: TimeInterval) throws -> FinishedProcess {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        let (outputPipe, errorPipe) = (Pipe(), Pipe())
+        process.standardOutput = outputPipe
+        process.standardError = errorPipe
+        let (output, errors) = (ProcessOutput(), ProcessOutput())
+        // The second `collect` owns the termination handler: `output` is the one waited on.
+        errors.collect(errorPipe, of: process)
+        output.collect(outputPipe, of: process)
+        try process.run()
+        try? outputPipe.fileHandleForWriting.close()
+        try? errorPipe.fileHandleForWriting.close()
+        // Returns when the child exited or at the deadline.
+        _ = output.wait(timeout: timeout) { _ in false }
+        let stalled = process.isRunning
+        if stalled { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+        outputPipe.fileHandleForReading.readabilityHandler = nil
+        errorPipe.fileHandleForReading.readabilityHandler = nil
+        let printed = output.finish(with: outputPipe.fileHandleForReading.readDataToEndOfFile())
+        let complaint = errors.finish(with: errorPipe.fileHandleForReading.readDataToEndOfFile())
+        guard !stalled else { throw TestTimeout() }
+        return FinishedProcess(status: process.terminationStatus, output: printed, errors: complaint)
     }
 }

@@ -115,21 +115,27 @@ func gaps(_ server: TestServer, _ path: String) -> [TimeInterval] {
     return zip(times.dropFirst(), times).map { $0.timeIntervalSince($1) }
 }
 
-/// How late a timer may fire on a loaded 2-core machine running tests in parallel.
-let schedulingSlack: TimeInterval = 1.5
+/// How late a timer may fire on a loaded 2-core machine running tests in parallel: CI runs the suite
+/// once beside `stress-ng --cpu 2` (a load average of about 8), where 1.5 s was seen exceeded. Every
+/// bound that uses it is far below the figure the bug it catches would show.
+let schedulingSlack: TimeInterval = 3
 /// How early a gap may look: timestamps are taken on different threads.
 let clockTolerance: TimeInterval = 0.01
+/// How much shorter a gap that contains a client-side idle timeout may look from the server: the timer is
+/// armed when the client sends, the server stamps the request when it reads it, which a loaded machine
+/// delays (0.15 s was seen at load 8). Checks that need the exact lower bound measure on the client.
+let arrivalSkew: TimeInterval = 0.3
 
 /// Checks that every gap is at least its lower bound and at most its upper bound (plus slack).
 func expectGaps(
     _ measured: [TimeInterval], within bounds: [ClosedRange<TimeInterval>], slack: TimeInterval = schedulingSlack,
-    sourceLocation: SourceLocation = #_sourceLocation
+    early: TimeInterval = clockTolerance, sourceLocation: SourceLocation = #_sourceLocation
 ) {
     #expect(measured.count == bounds.count, "gaps \(measured)", sourceLocation: sourceLocation)
     for (gap, bound) in zip(measured, bounds) {
         #expect(
-            gap >= bound.lowerBound - clockTolerance && gap <= bound.upperBound + slack,
-            "gap \(gap) outside \(bound) (+\(slack))", sourceLocation: sourceLocation)
+            gap >= bound.lowerBound - early && gap <= bound.upperBound + slack,
+            "gap \(gap) outside \(bound) (-\(early), +\(slack))", sourceLocation: sourceLocation)
     }
 }
 

@@ -314,11 +314,16 @@ import Testing
             let blocks = DebugCapture.blocks(for: probe.identifier).filter { $0.contains("→ TLSProbe") }
             #expect(!blocks.isEmpty)
             #expect(blocks.allSatisfy { $0.contains("TLS NOT VERIFIED") })
-            // A verified class's blocks carry no such line.
+            // A verified class's blocks carry no such line. It reaches the server whose certificate
+            // names 127.0.0.1 (the wrong-host one would fail it), and its own blocks were captured.
             let verified = TLSProbe(
-                url, tls: TLSConfiguration(trust: .only([.file(fixture.file("ca.pem"))])), debug: true)
-            _ = await TLSProbe.outcome(verified)
-            #expect(DebugCapture.blocks(for: verified.identifier).allSatisfy { !$0.contains("TLS NOT VERIFIED") })
+                try #require(URL(string: "https://127.0.0.1:\(ports.good)/")),
+                tls: TLSConfiguration(trust: .only([.file(fixture.file("ca.pem"))])), debug: true)
+            let verifiedOutcome = await TLSProbe.outcome(verified)
+            #expect(verifiedOutcome.body?.hasPrefix("ok") == true, "\(verifiedOutcome)")
+            let verifiedBlocks = DebugCapture.blocks(for: verified.identifier).filter { $0.contains("→ TLSProbe") }
+            #expect(!verifiedBlocks.isEmpty)
+            #expect(verifiedBlocks.allSatisfy { !$0.contains("TLS NOT VERIFIED") })
         }
     }
 #endif

@@ -126,25 +126,18 @@ final class TLSFixture: @unchecked Sendable {
     @discardableResult
     private func openssl(_ arguments: [String]) throws -> String { try run("/usr/bin/openssl", arguments) }
 
-    /// Runs a short command to its end; its standard output, or an error with its standard error.
+    /// Runs a short command to its end (60 s at most); its standard output, or an error with its
+    /// standard error.
     private func run(_ executable: String, _ arguments: [String]) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        let printed = output.fileHandleForReading.readDataToEndOfFile()
-        let complaint = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw FixtureError(
-                message: "\(executable) \(arguments.joined(separator: " ")) failed: "
-                    + String(decoding: complaint, as: UTF8.self))
+        let command = "\(executable) \(arguments.joined(separator: " "))"
+        let finished: FinishedProcess
+        do {
+            finished = try ProcessOutput.run(executable, arguments, timeout: 60)
+        } catch is TestTimeout {
+            throw FixtureError(message: "\(command) did not finish within 60 s")
         }
-        return String(decoding: printed, as: UTF8.self)
+        guard finished.status == 0 else { throw FixtureError(message: "\(command) failed: " + finished.errors) }
+        return finished.output
     }
 
     // MARK: - Servers

@@ -35,8 +35,14 @@ final class TLSProbe: ConnectionRequest<Data>, @unchecked Sendable {
     override var isDebugOutputEnabled: Bool? { debug ? true : nil }
     override var retryPolicy: RetryPolicy { policy }
     override var transport: ConnectionTransport {
-        // The suites' first test fails loudly when libcurl is unavailable; this one then falls back.
+        // Never URLSession in libcurl's place: without libcurl, `makeURLRequest()` fails the request.
         overURLSession ? .urlSession : ((try? .libcurl()) ?? .urlSession)
+    }
+
+    /// Fails the request, naming why, when libcurl cannot load: a test of libcurl must not pass on URLSession.
+    override func makeURLRequest() throws -> URLRequest {
+        if !overURLSession { _ = try ConnectionTransport.libcurl() }
+        return try super.makeURLRequest()
     }
 
     override func retryDecision(for error: ConnectionError, attempt: Int, response: HTTPURLResponse?) -> RetryDecision {

@@ -61,7 +61,7 @@ import Testing
         }
 
         func transferDidReceive(data: Data) {
-            if let hold, state.withLock({ $0.chunks == 0 }) { hold.wait() }
+            if let hold, state.withLock({ $0.chunks == 0 }) { _ = hold.wait(timeout: .now() + 60) }
             if delay > 0 { Thread.sleep(forTimeInterval: delay) }
             let total = state.withLock { state in
                 state.body.append(data)
@@ -127,7 +127,7 @@ import Testing
                 seen.withLock { $0.append(Int(event.data.prefix { $0 != " " }) ?? -1) }
             }
             request.start()
-            await recorder.wait(timeout: 60) { !$0.endings.isEmpty }
+            await recorder.ended(within: 60)
             guard case .success(let total)? = recorder.endings.first else {
                 Issue.record("expected the stream to complete (no streamBufferFull), got \(recorder.endings)")
                 return
@@ -158,7 +158,7 @@ import Testing
                 worst.withLock { $0 = max($0, waiting) }
             }
             request.start()
-            await recorder.wait(timeout: 60) { !$0.endings.isEmpty }
+            await recorder.ended(within: 60)
             guard case .success(let total)? = recorder.endings.first else {
                 Issue.record("expected the stream to complete, got \(recorder.endings)")
                 return
@@ -185,7 +185,7 @@ import Testing
             request.elementHandler = { _ in
                 // The handler and the endings share one serial queue: an element after the ending shows here.
                 if !recorder.endings.isEmpty { lateElements.withLock { $0 += 1 } }
-                if !open.withLock({ $0 }) { gate.wait() }
+                if !open.withLock({ $0 }) { _ = gate.wait(timeout: .now() + 30) }
             }
             request.start()
             // The consumer holds the first element: the buffer fills and the transfer pauses.
@@ -194,7 +194,7 @@ import Testing
             request.cancel()
             open.withLock { $0 = true }
             gate.signal()
-            await recorder.wait { !$0.endings.isEmpty }
+            await recorder.ended()
             #expect(receivedWhenPaused < 64 + 40)
             // Another request on the same transport runs to its end meanwhile, and no second ending came.
             let next = OverLibcurlBody(server.url("/fine"))
@@ -297,26 +297,26 @@ import Testing
             let length: Int64 = 24 << 20
             server.route("/big") { _ in TestResponse(body: .generated(length: length, seed: 9)) }
             let transport = try CurlTransport.shared.get().fileTransport
-            CurlBodyQueue.resetPeak()
-            let pausesBefore = CurlBodyQueue.pausesInProcess.load(ordering: .relaxed)
             // The sink is stuck on the first chunk until the queue filled up and the transfer paused, then
             // slow (about 40 MB/s), so that it pauses again whenever loopback outpaces it.
             let hold = DispatchSemaphore(value: 0)
             let receiver = RecordingReceiver(delay: 0.0004, hold: hold)
-            _ = transport.startTransfer(URLRequest(url: server.url("/big")), bodyFile: nil, receiver: receiver)
-            #expect(await eventually { CurlBodyQueue.pausesInProcess.load(ordering: .relaxed) > pausesBefore })
-            #expect(CurlBodyQueue.waitingInProcess.load(ordering: .relaxed) >= CurlBodyQueue.bound)
+            let handle = transport.startTransfer(URLRequest(url: server.url("/big")), bodyFile: nil, receiver: receiver)
+            // This transfer's own queue: no transfer of a test running beside this one moves its figures.
+            let queue = try #require((handle as? CurlTransfer)?.bodyQueue, "a file transfer queues its body")
+            #expect(await eventually { queue.pauses.load(ordering: .relaxed) > 0 })
+            #expect(queue.waitingBytes >= CurlBodyQueue.bound)
             hold.signal()
             await receiver.waitForCompletion(timeout: 120)
             let state = receiver.state.withLock { $0 }
             #expect(state.completions.count == 1)
             #expect(state.completions.first.map { $0 == nil } == true)
             #expect(state.body == TestBody.generatedBytes(length: length, seed: 9))
-            let pauses = CurlBodyQueue.pausesInProcess.load(ordering: .relaxed) - pausesBefore
-            #expect(pauses > 0, "the sink kept up: the test proves nothing")
+            #expect(queue.pauses.load(ordering: .relaxed) > 0, "the sink kept up: the test proves nothing")
             // The bound, plus the one chunk (at most 16 KiB) taken when the queue was just below it.
-            #expect(CurlBodyQueue.peakWaitingBytes <= CurlBodyQueue.bound + 16 * 1024)
-            #expect(CurlBodyQueue.waitingInProcess.load(ordering: .relaxed) == 0)
+            let peak = queue.peakWaitingBytes.load(ordering: .relaxed)
+            #expect(peak <= CurlBodyQueue.bound + 16 * 1024, "\(peak) bytes waited at once")
+            #expect(queue.waitingBytes == 0)
         }
 
         @Test("cancelling a file transfer paused by its slow sink delivers nothing more, and the transport goes on")
@@ -326,12 +326,12 @@ import Testing
             server.route("/big") { _ in TestResponse(body: .generated(length: 64 << 20, seed: 1)) }
             server.route("/fine") { _ in .text("fine") }
             let transport = try CurlTransport.shared.get().fileTransport
-            let pausesBefore = CurlBodyQueue.pausesInProcess.load(ordering: .relaxed)
             let hold = DispatchSemaphore(value: 0)
             let receiver = RecordingReceiver(hold: hold)
             let handle = transport.startTransfer(
                 URLRequest(url: server.url("/big")), bodyFile: nil, receiver: receiver)
-            #expect(await eventually { CurlBodyQueue.pausesInProcess.load(ordering: .relaxed) > pausesBefore })
+            let queue = try #require((handle as? CurlTransfer)?.bodyQueue, "a file transfer queues its body")
+            #expect(await eventually { queue.pauses.load(ordering: .relaxed) > 0 })
             handle.cancel()
             let chunksAtCancel = receiver.state.withLock { $0.chunks }
             hold.signal()
@@ -342,7 +342,7 @@ import Testing
             // At most the chunk being delivered when cancel() returned, and never a completion.
             #expect(receiver.state.withLock { $0.chunks } <= chunksAtCancel + 1)
             #expect(receiver.state.withLock { $0.completions }.isEmpty)
-            #expect(await eventually { CurlBodyQueue.waitingInProcess.load(ordering: .relaxed) == 0 })
+            #expect(await eventually { queue.waitingBytes == 0 })
         }
     }
 

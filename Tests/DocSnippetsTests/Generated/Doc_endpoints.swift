@@ -116,7 +116,7 @@ fileprivate final class FetchInbox: ConnectionRequest<Data>, @unchecked Sendable
     override var requestHeaderFields: [String: String] { cookie.map { ["Cookie": $0] } ?? [:] }
 }
 
-@Test fileprivate func cookiesAreSentOnlyWhenSet() async throws {
+@Test(.timeLimit(.minutes(2))) fileprivate func cookiesAreSentOnlyWhenSet() async throws {
     let server = try TestServer.started()
     defer { server.stop() }
     server.route("POST", "/login") { _ in

@@ -108,7 +108,7 @@ fileprivate final class FetchEventNames: AppRequest<EventsEnvelope>, @unchecked 
 
 // MARK: - docs/errors.md block 4
 
-@Test fileprivate func messagesNameTheClass() async throws {
+@Test(.timeLimit(.minutes(2))) fileprivate func messagesNameTheClass() async throws {
     let server = try TestServer.started()
     defer { server.stop() }
     server.route("/missing") { _ in .status(404) }
@@ -128,7 +128,7 @@ fileprivate final class FetchEventNames: AppRequest<EventsEnvelope>, @unchecked 
             == "BasicConnectionRequest: your credentials could not be authenticated. Check them and try again.")
 }
 
-@Test fileprivate func aBodyCutShortIsALostConnection() async throws {
+@Test(.timeLimit(.minutes(2))) fileprivate func aBodyCutShortIsALostConnection() async throws {
     let server = try TestServer.started()
     defer { server.stop() }
     server.route("/big") { _ in TestResponse(body: .data(Data(count: 10_000)), fault: .closeAfterBodyBytes(1_000)) }
@@ -142,7 +142,7 @@ fileprivate final class FetchEventNames: AppRequest<EventsEnvelope>, @unchecked 
     #expect(urlError.code == .networkConnectionLost)  // retryable under RetryPolicy.default
 }
 
-@Test fileprivate func theSuperclassMapsErrors() async throws {
+@Test(.timeLimit(.minutes(2))) fileprivate func theSuperclassMapsErrors() async throws {
     let server = try TestServer.started()
     defer { server.stop() }
     server.route("/events.json") { _ in .json(["error": "Event list unavailable"], status: 422) }
@@ -152,7 +152,7 @@ fileprivate final class FetchEventNames: AppRequest<EventsEnvelope>, @unchecked 
     }
 }
 
-@Test fileprivate func anErrorInsideA200GoesToTheFailurePath() async throws {
+@Test(.timeLimit(.minutes(2))) fileprivate func anErrorInsideA200GoesToTheFailurePath() async throws {
     let server = try TestServer.started()
     defer { server.stop() }
     server.route("/events.json") { _ in .json(["error": "Please sign in again"]) }

@@ -76,7 +76,7 @@ fileprivate final class FetchEventsFromServer: JSONConnectionRequest<[Event]>, @
     override var path: String { "events.json" }
 }
 
-@Test fileprivate func eventsAreDecoded() async throws {
+@Test(.timeLimit(.minutes(2))) fileprivate func eventsAreDecoded() async throws {
     let server = try TestServer.started()
     defer { server.stop() }
     server.route("GET", "/events.json") { _ in .json([Event(id: 1, name: "Climbing")]) }
@@ -87,7 +87,7 @@ fileprivate final class FetchEventsFromServer: JSONConnectionRequest<[Event]>, @
     #expect(server.receivedRequests("/events.json").first?.header("Accept") == "application/json")
 }
 
-@Test fileprivate func aMissingPageIsAnError() async throws {
+@Test(.timeLimit(.minutes(2))) fileprivate func aMissingPageIsAnError() async throws {
     let server = try TestServer.started()
     defer { server.stop() }  // no route: the server answers 404
 

@@ -116,7 +116,7 @@ fileprivate final class FetchFile: ConnectionRequest<Data>, @unchecked Sendable 
     override var url: URL? { fileURL }
 }
 
-@Test fileprivate func progressEndsAtTheTotal() async throws {
+@Test(.timeLimit(.minutes(2))) fileprivate func progressEndsAtTheTotal() async throws {
     let server = try TestServer.started()
     defer { server.stop() }
     server.route("/file") { _ in
@@ -134,7 +134,7 @@ fileprivate final class FetchFile: ConnectionRequest<Data>, @unchecked Sendable 
     #expect(request.state == .finished)
 }
 
-@Test fileprivate func cancelEndsOnTheFailurePathOnce() throws {
+@Test(.timeLimit(.minutes(2))) fileprivate func cancelEndsOnTheFailurePathOnce() throws {
     let server = try TestServer.started()
     defer { server.stop() }
     server.route("/stall") { _ in TestResponse(fault: .neverRespond) }

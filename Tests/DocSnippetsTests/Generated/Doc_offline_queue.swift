@@ -136,7 +136,7 @@ fileprivate func manage(_ queue: OfflineQueue) throws {
 
 // MARK: - docs/offline-queue.md block 9
 
-@Test fileprivate func theGuideRunsAgainstASuspendedQueue() throws {
+@Test(.timeLimit(.minutes(2))) fileprivate func theGuideRunsAgainstASuspendedQueue() throws {
     let outbox = FileManager.default.temporaryDirectory.appendingPathComponent("outbox-\(UUID().uuidString)")
     defer { try? FileManager.default.removeItem(at: outbox) }
     let queue = try OfflineQueue(directory: outbox)

@@ -187,7 +187,7 @@ fileprivate final class QuietPing: FeedRequest, @unchecked Sendable {
 
 // MARK: - docs/registry-and-debugging.md block 13
 
-@Test fileprivate func noisyAndQuietClassesChooseForThemselves() {
+@Test(.timeLimit(.minutes(2))) fileprivate func noisyAndQuietClassesChooseForThemselves() {
     #expect(NoisyFeed().isDebugOutputEnabled == true)
     #expect(QuietPing().isDebugOutputEnabled == false)
     #expect(NewsFeed().isDebugOutputEnabled == nil)  // follows the global switch
@@ -215,7 +215,7 @@ fileprivate func printCreateEventCommand() {
 }
 
 // MARK: - docs/registry-and-debugging.md block 16
-@Test fileprivate func createEventRendersAsShown() {
+@Test(.timeLimit(.minutes(2))) fileprivate func createEventRendersAsShown() {
     let expected = """
         curl --request 'POST' \\
           --header 'Accept: application/json' \\
@@ -236,7 +236,7 @@ fileprivate final class SearchPlaces: FeedRequest, @unchecked Sendable {
     override var secretQueryItems: Set<String> { ["token"] }
 }
 
-@Test fileprivate func secretsAreRedactedInTheCURLCommand() {
+@Test(.timeLimit(.minutes(2))) fileprivate func secretsAreRedactedInTheCURLCommand() {
     let places = SearchPlaces().cURLDescription
     #expect(places.contains("'X-Api-Key: <redacted>'") && places.contains("token=<redacted>"))
     #expect(!places.contains("k-987654") && !places.contains("t-123456"))

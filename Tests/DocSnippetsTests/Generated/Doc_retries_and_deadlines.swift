@@ -57,7 +57,7 @@ fileprivate let patientPolicy: RetryPolicy = {
 
 // MARK: - docs/retries-and-deadlines.md block 4
 
-@Test fileprivate func thePatientPolicyWaitsAsDescribed() {
+@Test(.timeLimit(.minutes(2))) fileprivate func thePatientPolicyWaitsAsDescribed() {
     var policy = patientPolicy
     policy.jitter = 0  // the waits without their randomisation
     let waits = (1...4).map { policy.backoff(beforeRetry: $0) }
@@ -110,7 +110,7 @@ fileprivate final class FetchUploadedObject: JSONConnectionRequest<JSON>, @unche
 }
 
 // MARK: - docs/retries-and-deadlines.md block 8
-@Test fileprivate func aMissingObjectIsAwaitedThenThePolicyDecides() {
+@Test(.timeLimit(.minutes(2))) fileprivate func aMissingObjectIsAwaitedThenThePolicyDecides() {
     let lookup = FetchUploadedObject(objectID: "a1")
     let notIndexedYet = ConnectionError(.unacceptableStatusCode(404, body: nil))
     #expect(lookup.retryDecision(for: notIndexedYet, attempt: 2, response: nil) == .retry(after: 1))

@@ -28,7 +28,7 @@ fileprivate final class PostComment: ConnectionRequest<Data>, @unchecked Sendabl
     override var requestHeaderFields: [String: String] { ["X-Author": author] }
 }
 
-@Test fileprivate func anAuthorWithALineBreakIsRefusedBeforeAnythingIsSent() async throws {
+@Test(.timeLimit(.minutes(2))) fileprivate func anAuthorWithALineBreakIsRefusedBeforeAnythingIsSent() async throws {
     let server = try TestServer.started()
     defer { server.stop() }
     server.route("/comments") { .echo($0) }

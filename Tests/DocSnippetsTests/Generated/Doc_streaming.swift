@@ -87,7 +87,7 @@ fileprivate final class FollowFeed: ServerSentEventsRequest, @unchecked Sendable
     override var retryPolicy: RetryPolicy { RetryPolicy(initialBackoff: 0.01) }
 }
 
-@Test fileprivate func feedResumesAfterADrop() async throws {
+@Test(.timeLimit(.minutes(2))) fileprivate func feedResumesAfterADrop() async throws {
     let server = try TestServer.started()
     defer { server.stop() }
     server.route("/feed") { request in

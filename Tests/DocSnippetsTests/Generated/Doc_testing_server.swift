@@ -12,7 +12,7 @@ import Testing
 
 // MARK: - docs/testing-server.md block 1
 
-@Test fileprivate func serverBasics() throws {
+@Test(.timeLimit(.minutes(2))) fileprivate func serverBasics() throws {
     let server = try TestServer.started()   // TestServer() + start()
     defer { server.stop() }
 
@@ -45,7 +45,7 @@ fileprivate final class FetchEvents: JSONConnectionRequest<[Event]>, @unchecked 
 
 // MARK: - docs/testing-server.md block 3
 
-@Test fileprivate func fetchEventsDecodesTheList() async throws {
+@Test(.timeLimit(.minutes(2))) fileprivate func fetchEventsDecodesTheList() async throws {
     let server = try TestServer.started()
     defer { server.stop() }
     server.route("GET", "/events.json") { _ in
@@ -99,7 +99,7 @@ fileprivate func addFlakyRoute(to server: TestServer) {
 }
 
 // MARK: - docs/testing-server.md block 7
-@Test fileprivate func itemsArriveAsSent() async throws {
+@Test(.timeLimit(.minutes(2))) fileprivate func itemsArriveAsSent() async throws {
     let server = try TestServer.started()
     defer { server.stop() }
     addRoutes(to: server)  // from "Routes"
@@ -133,7 +133,7 @@ fileprivate func expectUploadArrived(on server: TestServer, as pieces: [Data]) t
 }
 
 // MARK: - docs/testing-server.md block 9
-@Test fileprivate func createEventSendsJSON() async throws {
+@Test(.timeLimit(.minutes(2))) fileprivate func createEventSendsJSON() async throws {
     let server = try TestServer.started()
     defer { server.stop() }
     server.route("/echo") { .echo($0) }
@@ -174,7 +174,7 @@ fileprivate func addSlowRoutes(to server: TestServer) {
 }
 
 // MARK: - docs/testing-server.md block 12
-@Test fileprivate func truncatedDownloadFails() async throws {
+@Test(.timeLimit(.minutes(2))) fileprivate func truncatedDownloadFails() async throws {
     let server = try TestServer.started()
     defer { server.stop() }
     server.route("/file") { _ in
@@ -207,7 +207,7 @@ fileprivate func addDroppingFileRoute(to server: TestServer, file: Data) {
 }
 
 // MARK: - docs/testing-server.md block 15
-@Test fileprivate func bigDownloadArrivesIntact() async throws {
+@Test(.timeLimit(.minutes(2))) fileprivate func bigDownloadArrivesIntact() async throws {
     let server = try TestServer.started()
     defer { server.stop() }
     let length: Int64 = 5 * 1_024 * 1_024
@@ -232,7 +232,7 @@ fileprivate func fileMatchesGenerated(_ fileURL: URL, length: Int64, seed: UInt8
 }
 
 // MARK: - docs/testing-server.md block 17
-@Test fileprivate func clientReusesItsConnection() async throws {
+@Test(.timeLimit(.minutes(2))) fileprivate func clientReusesItsConnection() async throws {
     let server = try TestServer.started()
     defer { server.stop() }
     server.route("/a") { _ in .text("a") }

@@ -15,12 +15,11 @@
         /// loop is paused (about 10 ms of a fast disk), small beside a process's footprint.
         static let bound = 4 << 20
 
-        /// Body bytes waiting in every transfer's queue in the process, and their high-water mark since
-        /// the last ``resetPeak()`` (for tests and benchmarks).
-        static let waitingInProcess = Atomic<Int>(0)
-        private static let peakInProcess = Atomic<Int>(0)
-        /// How many times a full queue paused a transfer, process-wide (for tests and benchmarks).
-        static let pausesInProcess = Atomic<Int>(0)
+        /// How many times this queue, full, paused its transfer (for tests: a figure of this transfer's
+        /// alone, which no transfer running beside it moves).
+        let pauses = Atomic<Int>(0)
+        /// The most body bytes that waited in this queue at once (for tests).
+        let peakWaitingBytes = Atomic<Int>(0)
 
         private let queue = DispatchQueue(label: "ConnectionKit.libcurl.body", target: .global())
         private let waiting = Atomic<Int>(0)
@@ -35,7 +34,7 @@
             guard waiting.load(ordering: .sequentiallyConsistent) >= Self.bound else { return true }
             pausedForRoom.store(true, ordering: .sequentiallyConsistent)
             guard waiting.load(ordering: .sequentiallyConsistent) <= Self.bound / 2 else {
-                Self.pausesInProcess.add(1, ordering: .relaxed)
+                pauses.add(1, ordering: .relaxed)
                 return false
             }
             pausedForRoom.store(false, ordering: .sequentiallyConsistent)
@@ -47,12 +46,10 @@
         func enqueue(
             bytes count: Int, _ deliver: @escaping @Sendable () -> Void, resume: @escaping @Sendable () -> Void
         ) {
-            waiting.add(count, ordering: .sequentiallyConsistent)
-            let total = Self.waitingInProcess.add(count, ordering: .relaxed).newValue
-            Self.peakInProcess.max(total, ordering: .relaxed)
+            let total = waiting.add(count, ordering: .sequentiallyConsistent).newValue
+            peakWaitingBytes.max(total, ordering: .relaxed)
             queue.async { [self] in
                 deliver()
-                Self.waitingInProcess.subtract(count, ordering: .relaxed)
                 let left = waiting.subtract(count, ordering: .sequentiallyConsistent).newValue
                 if left <= Self.bound / 2, pausedForRoom.exchange(false, ordering: .sequentiallyConsistent) {
                     resume()
@@ -65,11 +62,7 @@
             queue.async(execute: deliver)
         }
 
-        /// The most body bytes that waited at once, process-wide, since the last ``resetPeak()``.
-        static var peakWaitingBytes: Int { peakInProcess.load(ordering: .relaxed) }
-
-        static func resetPeak() {
-            peakInProcess.store(waitingInProcess.load(ordering: .relaxed), ordering: .relaxed)
-        }
+        /// The body bytes waiting in this queue now (for tests).
+        var waitingBytes: Int { waiting.load(ordering: .relaxed) }
     }
 #endif

@@ -32,7 +32,8 @@
         /// The write callback returned `CURL_WRITEFUNC_PAUSE`: libcurl holds a chunk and reads no more.
         private var paused = false
         /// Bodies saved to a file: where their events go, off the loop thread (`nil`: delivered on it).
-        private let bodyQueue: CurlBodyQueue?
+        /// The queue of a transfer whose body is saved to a file (`nil` otherwise); tests read its figures.
+        let bodyQueue: CurlBodyQueue?
 
         /// The shim's transfer (easy handle, header list, error buffer), while it exists.
         var xfer: UnsafeMutableRawPointer?

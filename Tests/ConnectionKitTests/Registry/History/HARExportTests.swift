@@ -94,20 +94,12 @@ import Testing
     /// haralyzer's reading of `file`, one JSON line per entry; records an issue (never skips) when
     /// python3 or haralyzer is missing.
     static func haralyzer(_ file: URL) throws -> [String] {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", checker, file.path]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let text = String(decoding: data, as: UTF8.self)
-        guard process.terminationStatus == 0 else {
-            Issue.record("haralyzer could not load the HAR (exit \(process.terminationStatus)): \(text)")
+        let finished = try ProcessOutput.run("/usr/bin/env", ["python3", "-c", checker, file.path], timeout: 60)
+        guard finished.status == 0 else {
+            Issue.record(
+                "haralyzer could not load the HAR (exit \(finished.status)): \(finished.output)\(finished.errors)")
             return []
         }
-        return text.split(separator: "\n").map(String.init)
+        return finished.output.split(separator: "\n").map(String.init)
     }
 }

@@ -18,8 +18,14 @@ import Testing
         override var url: URL? { target }
         override var timeoutInterval: TimeInterval { idleTimeout }
         override var transport: ConnectionTransport {
-            // The suite's first test fails loudly when libcurl is unavailable; this one then falls back.
+            // Never URLSession in libcurl's place: without libcurl, `makeURLRequest()` fails the request.
             (try? .libcurl()) ?? .urlSession
+        }
+
+        /// Fails the request, naming why, when libcurl cannot load: a test of libcurl must not pass on URLSession.
+        override func makeURLRequest() throws -> URLRequest {
+            _ = try ConnectionTransport.libcurl()
+            return try super.makeURLRequest()
         }
     }
 
