@@ -100,6 +100,13 @@ extension AnyConnectionRequest {
         resolveWaiters(with: fallback)
     }
 
+    /// Delivers `error`, the failure of a run whose ending an observer took over, to the failure path after
+    /// all: the offline queue could not store the write (``OfflineQueue/start(_:onOffline:)``). Runs on the
+    /// callback queue; its `value()` callers already got the error.
+    func deliverFailureAfterTakeOver(_ error: ConnectionError) {
+        handleConnectionError(parseError(error))
+    }
+
     /// Ends every `value()` caller of the ending being delivered. Later calls do nothing.
     func resolveWaiters(with result: Result<any Sendable, any Error>) {
         let waiters = storage.withLock { state in

@@ -31,7 +31,9 @@ protocol RequestObserver: Sendable {
     func request(_ request: AnyConnectionRequest, did event: RequestEvent)
 
     /// On the callback queue, before `outcome` reaches the request's handlers: `true` takes the ending
-    /// over (the completion or failure path is skipped; `value()` callers still get it). Default `false`.
+    /// over (the completion or failure path is skipped; `value()` callers still get it). An observer that
+    /// takes a failure over and cannot keep it delivers it later with
+    /// ``AnyConnectionRequest/deliverFailureAfterTakeOver(_:)``. Default `false`.
     func request(_ request: AnyConnectionRequest, takesOver outcome: RunOutcome) -> Bool
 }
 

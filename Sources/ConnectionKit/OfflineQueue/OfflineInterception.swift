@@ -6,7 +6,8 @@ import Foundation
 final class OfflineInterception: RequestObserver, Sendable {
     static let shared = OfflineInterception()
 
-    /// Returns `true` when it queued the request (the failure path is then skipped).
+    /// Returns `true` when it takes the request over (the failure path is then skipped): the queue stores it
+    /// and runs `onOffline`, or delivers the failure itself if it cannot.
     typealias Interceptor = @Sendable (ConnectionError) -> Bool
 
     private struct Entry {

@@ -11,24 +11,38 @@ extension OfflineQueue {
     /// failure, cannot connect, connection lost, or a timeout before any response), it is enqueued and
     /// `onOffline` runs on the request's ``AnyConnectionRequest/callbackQueue`` with the queued operation
     /// **instead of** the failure handler. Success and every other failure reach the request's handlers as
-    /// usual. `value()` callers of the run still get the error.
+    /// usual. `value()` callers of the run still get the error, at once.
     ///
-    /// If enqueueing fails (a full disk), the request fails normally with its original error.
+    /// The write is stored and synced off the callback queue (which is never blocked by the sync);
+    /// `onOffline` runs once it is durable and in ``pending``. If enqueueing fails (a full disk), the
+    /// request's failure handler gets its original error instead, then. Exactly one of the two runs.
     public func start(_ request: AnyConnectionRequest, onOffline: @escaping @Sendable (QueuedOperation) -> Void) {
         OfflineInterception.shared.intercept(request) { [weak self, weak request] error in
             guard let self, let request,
                 Self.isUnreachable(error, responseArrived: request.urlResponse != nil)
             else { return false }
-            do {
-                let operation = try self.enqueue(request)
-                onOffline(operation)
-                return true
-            } catch {
-                self.configuration.log("could not queue \(request.typeName) after it failed offline: \(error)")
-                return false
-            }
+            self.storeOffline(request, failedWith: error, onOffline: onOffline)
+            return true
         }
         request.start()
+    }
+
+    /// Enqueues `request`, whose ending was taken over, on ``offlineStores``; then, on its callback queue,
+    /// runs `onOffline`, or delivers `error` to its failure path when it could not be stored.
+    private func storeOffline(
+        _ request: AnyConnectionRequest, failedWith error: ConnectionError,
+        onOffline: @escaping @Sendable (QueuedOperation) -> Void
+    ) {
+        let callbackQueue = request.callbackQueue
+        offlineStores.async {
+            do {
+                let operation = try self.enqueue(request)
+                callbackQueue.async { onOffline(operation) }
+            } catch let storing {
+                self.configuration.log("could not queue \(request.typeName) after it failed offline: \(storing)")
+                callbackQueue.async { request.deliverFailureAfterTakeOver(error) }
+            }
+        }
     }
 
     // MARK: - Enqueueing

@@ -51,6 +51,9 @@ public final class OfflineQueue: Sendable {
     let state = Locked(OfflineQueueState())
     /// Attempts, timers and request endings run here, one at a time.
     let worker = DispatchQueue(label: "ConnectionKit.OfflineQueue", qos: .utility)
+    /// Requests that failed offline are stored here, in the order they failed, so that the journal's sync
+    /// never blocks their callback queue (``start(_:onOffline:)``).
+    let offlineStores = DispatchQueue(label: "ConnectionKit.OfflineQueue.offlineStores", qos: .userInitiated)
 
     /// Opens the queue in `directory` (created with mode 0700 when missing) and starts delivering what a
     /// previous process left in it. Register your request classes right after opening (or before the first
