@@ -70,6 +70,12 @@ extension ProcessOutput {
     /// Runs `executable` with `arguments` to its end, reading standard output and standard error as they
     /// come (a full pipe never blocks the child); kills it after `timeout` seconds and throws
     /// ``TestTimeout``. Every read has that deadline.
+    ///
+    /// Each pipe is read by a thread of its own with plain `read(2)`, not a `readabilityHandler`: such a
+    /// handler is a dispatch source on the pipe's descriptor, which Foundation may close before the
+    /// source's cancellation has run, and libdispatch's event loop can then crash on the reused
+    /// descriptor (`_dispatch_event_loop_drain`, the crash family of swift-corelibs-foundation#4791).
+    /// A loaded CI run crashed there while the TLS tests ran their many short `openssl` commands.
     static func run(_ executable: String, _ arguments: [String], timeout: TimeInterval) throws -> FinishedProcess {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
@@ -77,23 +83,60 @@ extension ProcessOutput {
         let (outputPipe, errorPipe) = (Pipe(), Pipe())
         process.standardOutput = outputPipe
         process.standardError = errorPipe
-        let (output, errors) = (ProcessOutput(), ProcessOutput())
-        // The second `collect` owns the termination handler: `output` is the one waited on.
-        errors.collect(errorPipe, of: process)
-        output.collect(outputPipe, of: process)
         try process.run()
         try? outputPipe.fileHandleForWriting.close()
         try? errorPipe.fileHandleForWriting.close()
-        // Returns when the child exited or at the deadline.
-        _ = output.wait(timeout: timeout) { _ in false }
-        let stalled = process.isRunning
-        if stalled { kill(process.processIdentifier, SIGKILL) }
+        let output = PipeReader(outputPipe.fileHandleForReading)
+        let errors = PipeReader(errorPipe.fileHandleForReading)
+        // Both pipes reach their end when the child (and whatever inherited them) exited.
+        let deadline = Date().addingTimeInterval(timeout)
+        let ended = output.wait(until: deadline) && errors.wait(until: deadline)
+        if !ended { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
-        outputPipe.fileHandleForReading.readabilityHandler = nil
-        errorPipe.fileHandleForReading.readabilityHandler = nil
-        let printed = output.finish(with: outputPipe.fileHandleForReading.readDataToEndOfFile())
-        let complaint = errors.finish(with: errorPipe.fileHandleForReading.readDataToEndOfFile())
-        guard !stalled else { throw TestTimeout() }
-        return FinishedProcess(status: process.terminationStatus, output: printed, errors: complaint)
+        guard ended else { throw TestTimeout() }
+        return FinishedProcess(status: process.terminationStatus, output: output.text, errors: errors.text)
+    }
+}
+
+/// Reads a pipe to its end on a thread of its own, which holds the pipe's handle (and so its descriptor
+/// open) until it is done.
+private final class PipeReader: @unchecked Sendable {
+    // Safe: `bytes` and `isDone` are only touched under `condition`.
+    private let condition = NSCondition()
+    private var bytes = Data()
+    private var isDone = false
+
+    init(_ handle: FileHandle) {
+        let thread = Thread { [self] in
+            let descriptor = handle.fileDescriptor
+            var buffer = [UInt8](repeating: 0, count: 65_536)
+            while true {
+                let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+                if count < 0 && errno == EINTR { continue }
+                condition.lock()
+                if count > 0 { bytes.append(contentsOf: buffer[0..<count]) } else { isDone = true }
+                condition.broadcast()
+                condition.unlock()
+                if count <= 0 { return }
+            }
+        }
+        thread.start()
+    }
+
+    /// Waits until the pipe reached its end; `false` when `deadline` passed first.
+    func wait(until deadline: Date) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        while !isDone {
+            if !condition.wait(until: deadline) { return isDone }
+        }
+        return true
+    }
+
+    /// What was read, as text.
+    var text: String {
+        condition.lock()
+        defer { condition.unlock() }
+        return String(decoding: bytes, as: UTF8.self)
     }
 }
