@@ -100,7 +100,7 @@ import Testing
         let elapsed = Date().timeIntervalSince(started)
         #expect(answer.hasPrefix("HTTP/1.1 431"), "over the head budget: \(answer.prefix(40))")
         // Parsing it whole took about 128 s; the budget refuses it after 64 KiB.
-        #expect(elapsed < 10, "answered in \(elapsed) s")
+        #expect(elapsed < 30, "answered in \(elapsed) s")
     }
 
     @Test func foldedLinesWithinTheBudgetAreJoinedWithASpace() throws {
@@ -126,7 +126,7 @@ import Testing
         #expect(answer.hasPrefix("HTTP/1.1 200"))
         #expect(answer.hasSuffix("\r\n\r\n\(1 + 2 * lines)"), "every folded line joined with one space")
         // Joining by copying the value per line took about 128 s; one pass takes milliseconds.
-        #expect(elapsed < 10, "parsed in \(elapsed) s")
+        #expect(elapsed < 30, "parsed in \(elapsed) s")
     }
 
     @Test func aHeadOverTheBudgetIsRefusedEvenWithTheToken() throws {

@@ -39,8 +39,9 @@
                 }
             }
             let elapsed = ContinuousClock.now - started
-            // About 1 s in a debug build on 2 busy cores (1.7 s when repeated names were joined line by line).
-            #expect(elapsed < .seconds(10), "took \(elapsed)")
+            // About 1 s alone; the bound leaves room for the parallel start of a loaded test run, where a
+            // CI run saw 11 s.
+            #expect(elapsed < .seconds(30), "took \(elapsed)")
         }
 
         @Test("a head over 300 KiB in all, interim blocks included, ends in responseTooLarge")
