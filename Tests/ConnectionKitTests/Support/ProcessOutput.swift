@@ -76,18 +76,30 @@ extension ProcessOutput {
     /// source's cancellation has run, and libdispatch's event loop can then crash on the reused
     /// descriptor (`_dispatch_event_loop_drain`, the crash family of swift-corelibs-foundation#4791).
     /// A loaded CI run crashed there while the TLS tests ran their many short `openssl` commands.
-    static func run(_ executable: String, _ arguments: [String], timeout: TimeInterval) throws -> FinishedProcess {
+    ///
+    /// `input`, when given, writes the child's standard input (on the calling thread, while both pipes are
+    /// read), which is closed after it returns.
+    static func run(
+        _ executable: String, _ arguments: [String], timeout: TimeInterval,
+        input: ((FileHandle) -> Void)? = nil
+    ) throws -> FinishedProcess {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
-        let (outputPipe, errorPipe) = (Pipe(), Pipe())
+        let (outputPipe, errorPipe, inputPipe) = (Pipe(), Pipe(), Pipe())
         process.standardOutput = outputPipe
         process.standardError = errorPipe
+        if input != nil { process.standardInput = inputPipe }
         try process.run()
         try? outputPipe.fileHandleForWriting.close()
         try? errorPipe.fileHandleForWriting.close()
         let output = PipeReader(outputPipe.fileHandleForReading)
         let errors = PipeReader(errorPipe.fileHandleForReading)
+        if let input {
+            try? inputPipe.fileHandleForReading.close()
+            input(inputPipe.fileHandleForWriting)
+            try? inputPipe.fileHandleForWriting.close()
+        }
         // Both pipes reach their end when the child (and whatever inherited them) exited.
         let deadline = Date().addingTimeInterval(timeout)
         let ended = output.wait(until: deadline) && errors.wait(until: deadline)

@@ -1,12 +1,6 @@
 import ConnectionKitTesting
 import Foundation
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
 /// Independent checks of a saved file against a `.generated` body: byte by byte in 1 MiB blocks,
 /// and SHA-256 through the system's `sha256sum` (an oracle that does not share ConnectionKit's code).
 enum FileChecks {
@@ -41,31 +35,12 @@ enum FileChecks {
     }
 
     private static func runSHA256Sum(arguments: [String], input: ((FileHandle) -> Void)?) throws -> String? {
-        let tool = URL(fileURLWithPath: "/usr/bin/sha256sum")
-        guard FileManager.default.isExecutableFile(atPath: tool.path) else { return nil }
-        let process = Process()
-        process.executableURL = tool
-        process.arguments = arguments
-        let output = Pipe()
-        process.standardOutput = output
-        let feed = Pipe()
-        if input != nil { process.standardInput = feed }
-        // Its output is read as it comes, and its end awaited with a deadline (a stalled child fails the test).
-        let collected = ProcessOutput()
-        collected.collect(output, of: process)
-        try process.run()
-        try? output.fileHandleForWriting.close()
-        if let input {
-            input(feed.fileHandleForWriting)
-            try feed.fileHandleForWriting.close()
-        }
-        _ = collected.wait(timeout: 120) { _ in false }
-        let stalled = process.isRunning
-        if stalled { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
-        output.fileHandleForReading.readabilityHandler = nil
-        let text = collected.finish(with: output.fileHandleForReading.readDataToEndOfFile())
-        guard !stalled else { throw TestTimeout() }
-        return text.split(separator: " ").first.map(String.init)
+        let tool = "/usr/bin/sha256sum"
+        guard FileManager.default.isExecutableFile(atPath: tool) else { return nil }
+        // Both pipes are read to their end by threads of their own, with a deadline (a stalled child
+        // fails the test); a readability handler could append its last chunk after the result was read.
+        let finished = try ProcessOutput.run(tool, arguments, timeout: 120, input: input)
+        guard finished.status == 0 else { return nil }
+        return finished.output.split(separator: " ").first.map(String.init)
     }
 }
