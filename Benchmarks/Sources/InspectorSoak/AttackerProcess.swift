@@ -3,20 +3,32 @@ import Foundation
 /// The abusive connections run in a child process (this program with `attack PORT COUNT`), so that
 /// their own CPU is not the app process's: what the app process spends more is the inspector's doing.
 /// The child attacks until its standard input closes, then prints the bytes it sent and its connections.
+/// Given no port, the child attacks a ``Decoy`` of its own, whose port it prints first.
 final class AttackerProcess {
     private let process = Process()
     private let input = Pipe()
     private let output = Pipe()
+    /// The port under attack: the one given, or the child's decoy.
+    private(set) var port = 0
 
-    init(port: Int, connections: Int) throws {
+    init(port: Int?, connections: Int) throws {
         process.executableURL = URL(fileURLWithPath: "/proc/self/exe")
         if !FileManager.default.fileExists(atPath: "/proc/self/exe") {
             process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
         }
-        process.arguments = ["attack", "\(port)", "\(connections)"]
+        process.arguments = ["attack", port.map(String.init) ?? "decoy", "\(connections)"]
         process.standardInput = input
         process.standardOutput = output
         try process.run()
+        self.port = port ?? readDecoyPort()
+    }
+
+    /// The first line the child prints when it attacks its decoy: the decoy's port.
+    private func readDecoyPort() -> Int {
+        var line: [UInt8] = []
+        var byte: UInt8 = 0
+        while read(output.fileHandleForReading.fileDescriptor, &byte, 1) == 1, byte != 10 { line.append(byte) }
+        return Int(String(decoding: line, as: UTF8.self)) ?? 0
     }
 
     /// Stops the attack; returns the bytes the child sent, its connections and its CPU seconds.
@@ -31,7 +43,13 @@ final class AttackerProcess {
 
     /// The child's side: `arguments` are the port and the number of abusive connections.
     static func runChild(_ arguments: [String]) {
-        let port = arguments.first.flatMap(Int.init) ?? 0
+        let decoyPort = arguments.first == "decoy" ? Decoy.start() : nil
+        let port = decoyPort ?? arguments.first.flatMap(Int.init) ?? 0
+        if decoyPort != nil {
+            // Written straight to the descriptor: the parent waits for this line before anything else.
+            let line = Array("\(port)\n".utf8)
+            _ = line.withUnsafeBytes { write(1, $0.baseAddress, $0.count) }
+        }
         let count = arguments.dropFirst().first.flatMap(Int.init) ?? 0
         let counters = AttackCounters()
         let attackers = DispatchGroup()

@@ -1,10 +1,12 @@
 // InspectorSoak: the app's latency while the inspector is attacked from outside. Prints figures; not a test.
 //
-// Three phases of app requests (ConnectionKit GETs of a 1 KiB file, 4 in flight) with a started inspector:
-// before, during and after an attack of idle sockets (opened and held) and abusive connections that
-// reconnect as soon as they are cut off (floods of CRLF, a megabyte of folded lines, heads trickled a
-// byte at a time, unauthenticated requests). During the attack a page with the token asks for
-// /api/statistics every 200 ms. It prints each phase's p50 and p99 (before and after give the noise),
+// Four phases of app requests (ConnectionKit GETs of a 1 KiB file, 4 in flight) with a started inspector:
+// before, during an attack on a decoy, during the same attack on the inspector, and after. The attack is
+// idle sockets (opened and held) and abusive connections that reconnect as soon as they are cut off
+// (floods of CRLF, a megabyte of folded lines, heads trickled a byte at a time, unauthenticated
+// requests). The decoy is a listener in the attacker's process with the inspector's limits: on two cores
+// the attack slows everything, and the decoy phase measures that noise. During the attack on the
+// inspector a page with the token asks for /api/statistics every 200 ms. It prints each phase's p50 and p99,
 // the page's slowest answer, what the attackers managed to send, CPU and peak memory.
 // Run by Benchmarks/run.sh (against its nginx), or alone against an in-process TestServer:
 //   swift run -c release --package-path Benchmarks InspectorSoak [--quick] [--base-url URL]
@@ -226,6 +228,7 @@ func runSoak() throws {
     _ = appPhase(appURL, count: 200)  // warm-up: connections, code paths
 
     let before = appPhase(appURL, count: options.appRequests)
+    let decoy = attackPhase(appURL, port: nil, idleCount: idleCount)
     let counters = AttackCounters()
     let port = inspectorURL.port ?? 0
     let idle = openIdleSockets(idleCount, port: port)
@@ -248,30 +251,43 @@ func runSoak() throws {
     idle.forEach { close($0) }
     let after = appPhase(appURL, count: options.appRequests)
     printFigures(
-        before: before, during: during, after: after, counters: counters, idle: (idle.count, closedIdle),
+        phases: (before, decoy, during, after), counters: counters, idle: (idle.count, closedIdle),
         seconds: attackSeconds)
 }
 
+/// App requests during the same attack aimed at the attacker's own ``Decoy``: the noise the attack causes.
+func attackPhase(_ appURL: URL, port: Int?, idleCount: Int) -> (latencies: [Double], failures: Int, cpu: Double) {
+    guard let attacker = try? AttackerProcess(port: port, connections: options.abusiveConnections) else {
+        return ([], 0, 0)
+    }
+    let idle = openIdleSockets(idleCount, port: attacker.port)
+    let phase = appPhase(appURL, count: options.appRequests)
+    _ = attacker.finish()
+    idle.forEach { close($0) }
+    return phase
+}
+
+typealias Phase = (latencies: [Double], failures: Int, cpu: Double)
+
 func printFigures(
-    before: (latencies: [Double], failures: Int, cpu: Double),
-    during: (latencies: [Double], failures: Int, cpu: Double),
-    after: (latencies: [Double], failures: Int, cpu: Double), counters: AttackCounters, idle: (open: Int, closed: Int),
-    seconds: Double
+    phases: (before: Phase, decoy: Phase, during: Phase, after: Phase), counters: AttackCounters,
+    idle: (open: Int, closed: Int), seconds: Double
 ) {
     let attack = counters.snapshot
     print("| phase | requests | p50 ms | p99 ms | max ms | failed | CPU s |")
     print("|:--|--:|--:|--:|--:|--:|--:|")
-    report("before the attack", before)
-    report("during the attack", during)
-    report("after the attack", after)
+    report("before the attack", phases.before)
+    report("during the attack on a decoy", phases.decoy)
+    report("during the attack on the inspector", phases.during)
+    report("after the attack", phases.after)
     print("")
-    let noise = abs(percentile(before.latencies, 0.99) - percentile(after.latencies, 0.99))
-    let change =
-        percentile(during.latencies, 0.99) - max(percentile(before.latencies, 0.99), percentile(after.latencies, 0.99))
+    let p99 = { (phase: Phase) in percentile(phase.latencies, 0.99) }
     print(
         String(
-            format: "app p99 during minus the higher of before/after: %+.2f ms (before/after differ by %.2f ms)",
-            change, noise))
+            format: "app p99 with the inspector attacked minus with the decoy attacked: %+.2f ms "
+                + "(the attack's own noise: decoy minus before %+.2f ms; before/after differ by %.2f ms)",
+            p99(phases.during) - p99(phases.decoy), p99(phases.decoy) - p99(phases.before),
+            abs(p99(phases.before) - p99(phases.after))))
     print(
         String(
             format: "page with the token: %d answers, %d failed, p50 %.1f ms, p99 %.1f ms, slowest %.1f ms",
