@@ -126,4 +126,10 @@ typedef enum {
 
 ccurl_failure ccurl_classify(int result);
 
+// MARK: - Threads
+
+/// Names the calling thread (Linux keeps the first 15 bytes), so that a client's loop threads can be
+/// told apart in /proc/self/task/*/comm and `top -H`. Returns 0, or an errno value.
+int ccurl_name_current_thread(const char *_Nonnull name);
+
 #endif

@@ -91,7 +91,7 @@ extension AnyConnectionRequest {
         _ direction: TransferProgress.Direction, bytes: Int64?, total: (sent: Int64, expected: Int64)?,
         transfer: TransferNumber, interval: TimeInterval, force: Bool = false
     ) {
-        let listening = RequestObservers.wantsProgress
+        let listening = runClient.wantsProgress
         let event: RequestLifecycle.Event = direction == .upload ? .sent(transfer) : .data(transfer)
         let report: Report? =
             storage.withLock { state in
@@ -124,7 +124,7 @@ extension AnyConnectionRequest {
             report.queue.async { handler(progress) }
         }
         if listening {
-            RequestObservers.notify(.progressed(report.progress), for: self)
+            runClient.notify(.progressed(report.progress), for: self)
         }
     }
 
@@ -163,7 +163,7 @@ extension AnyConnectionRequest {
             finish(run: run, outcome: .failure(contextualize(error, as: { .fileSystem(underlying: $0) })))
             return
         }
-        RequestObservers.notify(.receivedBody(body), for: self)
+        runClient.notify(.receivedBody(body), for: self)
         do {
             try validate(response, data: body.inMemoryData)
         } catch {

@@ -1,0 +1,13 @@
+// pthread_setname_np is a GNU extension, which Swift's Glibc module does not show.
+#define _GNU_SOURCE
+#include "ccurl_shim.h"
+
+#include <pthread.h>
+#include <string.h>
+
+int ccurl_name_current_thread(const char *name) {
+    char truncated[16];
+    strncpy(truncated, name, sizeof truncated - 1);
+    truncated[sizeof truncated - 1] = '\0';
+    return pthread_setname_np(pthread_self(), truncated);
+}

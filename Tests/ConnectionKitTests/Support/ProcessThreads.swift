@@ -1,0 +1,28 @@
+import Foundation
+
+/// The threads of this process, read from `/proc/self/task` (Linux): each thread's id and name (its
+/// `comm`, at most 15 bytes). Empty where there is no `/proc`.
+enum ProcessThreads {
+    struct Thread: Hashable, CustomStringConvertible {
+        let id: Int
+        let name: String
+        var description: String { "\(id) \(name)" }
+    }
+
+    /// Every thread now, in id order. A thread that ends while the folder is read is left out.
+    static func all() -> [Thread] {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
+        return tasks.compactMap { entry -> Thread? in
+            guard let id = Int(entry),
+                let comm = try? String(contentsOfFile: "/proc/self/task/\(entry)/comm", encoding: .utf8)
+            else { return nil }
+            return Thread(id: id, name: comm.trimmingCharacters(in: .newlines))
+        }
+        .sorted { $0.id < $1.id }
+    }
+
+    /// The threads whose name starts with `prefix`.
+    static func named(_ prefix: String) -> [Thread] {
+        all().filter { $0.name.hasPrefix(prefix) }
+    }
+}
