@@ -11,12 +11,15 @@ import Foundation
 /// service with two APIs, each test of a suite) and can be shut down: see ``shutdown(gracePeriod:)``.
 ///
 /// ```swift
-/// let billing = try ConnectionClient(transport: .libcurl, label: "billing")
+/// enum Billing {
+///     static let client = ConnectionClient(label: "billing")
+/// }
 ///
 /// class BillingRequest<Output: Sendable>: ConnectionRequest<Output>, @unchecked Sendable {
-///     static let client = billing
-///     override var client: ConnectionClient { Self.client }
+///     override var client: ConnectionClient { Billing.client }
 /// }
+///
+/// await Billing.client.shutdown()  // on SIGTERM: drains, then stops its threads
 /// ```
 /// - SeeAlso: <doc:client>
 public final class ConnectionClient: Sendable, CustomStringConvertible {
@@ -66,8 +69,9 @@ public final class ConnectionClient: Sendable, CustomStringConvertible {
     private init(processParts: Void) {
         self.label = "shared"
         self.threadNamePrefix = "CK0."
-        self.registry = ConnectionRegistry()
-        self.activity = NetworkActivity()
+        let (registry, activity) = (ConnectionRegistry(), NetworkActivity())
+        self.registry = registry
+        self.activity = activity
         self.timers = SharedTimers.shared
         self.processingQueue = ConnectionQueues.processing
         self.ownTransport = nil
@@ -112,8 +116,9 @@ public final class ConnectionClient: Sendable, CustomStringConvertible {
     ) {
         self.label = label
         self.threadNamePrefix = prefix
-        self.registry = ConnectionRegistry()
-        self.activity = NetworkActivity()
+        let (registry, activity) = (ConnectionRegistry(), NetworkActivity())
+        self.registry = registry
+        self.activity = activity
         let timerQueue = DispatchQueue(label: "ConnectionKit.timers.\(label)", qos: .utility)
         self.timers = SharedTimers(queue: timerQueue)
         self.processingQueue = DispatchQueue(
