@@ -63,6 +63,8 @@ public final class ConnectionClient: Sendable, CustomStringConvertible {
     private let ownTransport: ConnectionTransport?
     /// Stops the client's transports and waits for their threads to end.
     private let stopTransports: @Sendable () -> Void
+    /// The kernel ids of the threads the client's transports started (its libcurl loops).
+    private let transportThreadIDs: @Sendable () -> [Int32]
     let shutdownState = Locked(ShutdownState())
 
     /// The shared client: the process's transports and queues.
@@ -76,6 +78,7 @@ public final class ConnectionClient: Sendable, CustomStringConvertible {
         self.processingQueue = ConnectionQueues.processing
         self.ownTransport = nil
         self.stopTransports = { Self.stopProcessTransports() }
+        self.transportThreadIDs = { [] }
         self.observers = Self.observers(registry: registry, activity: activity)
     }
 
@@ -86,7 +89,7 @@ public final class ConnectionClient: Sendable, CustomStringConvertible {
         self.init(
             label: parts.label, prefix: parts.prefix,
             transport: ConnectionTransport(implementation: transport, name: "URLSession"),
-            stop: { transport.shutdown() })
+            stop: { transport.shutdown() }, threadIDs: { [] })
     }
 
     /// A client with a transport of its own: `.urlSession` or `.libcurl`.
@@ -105,14 +108,15 @@ public final class ConnectionClient: Sendable, CustomStringConvertible {
             self.init(
                 label: parts.label, prefix: parts.prefix,
                 transport: ConnectionTransport(implementation: curl, name: "libcurl"),
-                stop: { curl.shutdown() })
+                stop: { curl.shutdown() }, threadIDs: { curl.threadIDs })
         #else
             throw ConnectionTransport.UnavailableError(reason: "the libcurl transport is available on Linux only")
         #endif
     }
 
     private init(
-        label: String, prefix: String, transport: ConnectionTransport, stop: @escaping @Sendable () -> Void
+        label: String, prefix: String, transport: ConnectionTransport, stop: @escaping @Sendable () -> Void,
+        threadIDs: @escaping @Sendable () -> [Int32]
     ) {
         self.label = label
         self.threadNamePrefix = prefix
@@ -125,6 +129,7 @@ public final class ConnectionClient: Sendable, CustomStringConvertible {
             label: "ConnectionKit.processing.\(label)", qos: .userInitiated, attributes: .concurrent)
         self.ownTransport = transport
         self.stopTransports = stop
+        self.transportThreadIDs = threadIDs
         self.observers = Self.observers(registry: registry, activity: activity)
     }
 
@@ -180,6 +185,10 @@ public final class ConnectionClient: Sendable, CustomStringConvertible {
     func makeTimer(handler: @escaping @Sendable (SharedTimer) -> Void) -> SharedTimer {
         timers.makeTimer(handler: handler)
     }
+
+    /// The kernel ids (entries of `/proc/self/task`) of the threads the client started: its libcurl loops
+    /// once they run; none for a URLSession client or the shared client (for tests).
+    var ownedThreadIDs: [Int32] { transportThreadIDs() }
 
     /// Stops the transports (called once, when the last run ended after a shutdown began).
     func stopOwnedTransports() {

@@ -35,9 +35,11 @@ struct ConnectionClientShutdownTests {
             request.start()
         }
         #expect(await server.waitForHits("/hang", count: 50, timeout: 60), "every hanging request is on the wire")
-        if transport == .libcurl {
-            #expect(ProcessThreads.named(prefix).count == 2, "the client's two libcurl loops, by name")
-        }
+        let owned = client.ownedThreadIDs
+        let running = ProcessThreads.listed(owned)
+        #expect(running.count == (transport == .libcurl ? 2 : 0), "the client's libcurl loops: \(running)")
+        #expect(running.allSatisfy { $0.name.hasPrefix(prefix) }, "named after the client: \(running)")
+        #expect(running.allSatisfy { thread in !before.contains { $0.id == thread.id } })
 
         // Started while the others drain: refused, nothing sent.
         let late = FetchOnClient(server.url("/late"), on: client)
@@ -51,7 +53,9 @@ struct ConnectionClientShutdownTests {
         #expect(stopped, "the shutdown returned")
         #expect(took >= Self.gracePeriod - 0.5, "the hanging requests had the grace period (took \(took) s)")
         #expect(client.registry.count == 0)
-        let left = ProcessThreads.all().filter { $0.name.hasPrefix(prefix) }
+        // Counted at once: the shutdown returned only after the kernel dropped the client's threads.
+        let after = ProcessThreads.all()
+        let left = after.filter { thread in owned.contains(Int32(thread.id)) }
         #expect(left.isEmpty, "threads of the client after its shutdown: \(left)")
 
         await recorder.ended(within: 30)
@@ -102,6 +106,7 @@ struct ConnectionClientShutdownTests {
         let endings = Endings(request)
         request.start()
         #expect(await server.waitForHits("/slow", timeout: 30))
+        let owned = client.ownedThreadIDs
         let done = await waitForSignal(timeout: 60) { done in
             Thread.detachNewThread {
                 client.shutdownAndWait(gracePeriod: 30)
@@ -110,7 +115,8 @@ struct ConnectionClientShutdownTests {
         }
         #expect(done)
         #expect(request.state != .running, "the request ended before the shutdown returned")
-        #expect(ProcessThreads.named(client.threadNamePrefix).isEmpty)
+        #expect(owned.count == 2)
+        #expect(ProcessThreads.listed(owned).isEmpty, "the client's loops are gone")
         #expect(try await endings.value() == Data("slow".utf8), "drained, not cancelled")
     }
 

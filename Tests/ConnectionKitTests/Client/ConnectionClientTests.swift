@@ -35,7 +35,8 @@ struct ConnectionClientTests {
         #expect(ConnectionRegistry.shared.requests(of: FetchOnClient.self).isEmpty)
         #expect(overURLSession.activity.liveRequestCount == 6)
         #expect(overLibcurl.activity.liveRequestCount == 4)
-        #expect(ProcessThreads.named(overLibcurl.threadNamePrefix).count == 2, "the client's own libcurl loops")
+        let loops = ProcessThreads.listed(overLibcurl.ownedThreadIDs)
+        #expect(loops.count == 2 && loops.allSatisfy { $0.name.hasPrefix(overLibcurl.threadNamePrefix) }, "\(loops)")
         gate.open()
         await recorder.ended(within: 30)
         for request in onURLSession + onLibcurl {
@@ -54,7 +55,7 @@ struct ConnectionClientTests {
             await overURLSession.shutdown()
             await overLibcurl.shutdown()
         }
-        #expect(ProcessThreads.named(overLibcurl.threadNamePrefix).isEmpty)
+        #expect(ProcessThreads.listed(loops.map { Int32($0.id) }).isEmpty, "the loops ended with the shutdown")
     }
 
     @Test("a request whose class keeps the default client is the shared client's, as before clients existed")

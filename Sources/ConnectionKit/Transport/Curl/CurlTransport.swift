@@ -80,6 +80,11 @@
             self.thread = thread
         }
 
+        /// The kernel ids of the loop threads (this transport's and its file lane's) that have started.
+        var threadIDs: [Int32] {
+            [thread?.threadID].compactMap { $0 } + (bodiesToFile?.threadIDs ?? [])
+        }
+
         /// Ends the transfers still in the loops (each completes with `clientShutDown`), then the loop
         /// threads, and returns once they are gone. A transfer started afterwards fails the same way.
         /// Never call it on a loop thread.
