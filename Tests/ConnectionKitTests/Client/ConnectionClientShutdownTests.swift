@@ -120,6 +120,22 @@ struct ConnectionClientShutdownTests {
         #expect(try await endings.value() == Data("slow".utf8), "drained, not cancelled")
     }
 
+    @Test(
+        "the shared client shuts down from a program's main with shutdownAndWait: it drains, then refuses, and so do the process's transports"
+    )
+    func theSharedClientShutsDownFromMain() throws {
+        let server = try TestServer.started()
+        defer { server.stop() }
+        server.route("/slow") { _ in TestResponse(body: .data(Data("slow".utf8)), delayBeforeHeaders: 0.5) }
+        let child = try ChildProcess(["shutdown-shared", server.url("/slow").absoluteString, "5"])
+        let (status, printed) = child.finish(timeout: 60)
+        #expect(status == 0, "\(printed)")
+        #expect(printed.contains("ENDED 5 0\n"), "every request in flight drained: \(printed)")
+        #expect(printed.contains("AFTER clientShutDown\n"), "\(printed)")
+        #expect(printed.contains("TRANSPORT clientShutDown\n"), "\(printed)")
+        #expect(server.hits("/slow") == 5, "nothing was sent after the shutdown")
+    }
+
     private static func kind(_ ending: Result<Data, any Error>?) -> String? {
         guard case .failure(let error as ConnectionError)? = ending else { return nil }
         return "\(error.kindName)"
