@@ -2,9 +2,9 @@ import ConnectionKit
 import Foundation
 import HTTPServerCore
 
-/// A web page and JSON endpoints that show what the process's `ConnectionRegistry` knows: live
-/// requests, the history with a timing waterfall, per-class statistics, a HAR download, and
-/// Prometheus metrics at `/metrics`.
+/// A web page and JSON endpoints that show what one client's `ConnectionRegistry` knows (the shared
+/// client's by default): live requests, the history with a timing waterfall, per-class statistics, a
+/// HAR download, and Prometheus metrics at `/metrics`.
 ///
 /// Off unless started. It listens on 127.0.0.1 only, and every request must carry the random
 /// 128-bit token that ``start(port:)`` puts in the URL it returns; the `Host` header must name the
@@ -43,6 +43,12 @@ public final class ConnectionInspector: Sendable {
     /// Creates an inspector of `ConnectionRegistry.shared`; it serves nothing until ``start(port:)``.
     public init() {
         server = InspectorServer(registry: .shared)
+    }
+
+    /// Creates an inspector of `client`'s requests, history and statistics only; it serves nothing until
+    /// ``start(port:)``. Its threads are the inspector's own: ``stop()`` ends them, not the client's shutdown.
+    public init(client: ConnectionClient) {
+        server = InspectorServer(registry: client.registry)
     }
 
     deinit {

@@ -8,6 +8,11 @@
 //        ChildProcessHelper get-over-libcurl <url>
 //            GETs <url> over the libcurl transport (the proxy environment variables apply) and prints
 //            `STATUS <code>` and `REMOTE <address>:<port>` from the request's metrics, or `ERROR <error>`.
+//        ChildProcessHelper shutdown-shared <url> <count>
+//            Starts <count> GETs of <url> on the shared client, shuts it down from `main` with
+//            `shutdownAndWait`, then prints `ENDED <successes> <failures>`, and the kind of the error of a
+//            start after the shutdown (`AFTER <kind>`) and of a start on `ConnectionTransport.urlSession` by
+//            another client's class (`TRANSPORT <kind>`).
 import ConnectionKit
 import Foundation
 
@@ -61,6 +66,12 @@ case "get-over-libcurl":
     } catch {
         FileHandle.standardOutput.write(Data("ERROR \(error)\n".utf8))
     }
+case "shutdown-shared":
+    let rest = Array(arguments.dropFirst())
+    guard rest.count == 2, let url = URL(string: rest[0]), let count = Int(rest[1]) else {
+        fail("shutdown-shared <url> <count>")
+    }
+    await SharedShutdown.run(url: url, count: count)
 default:
     fail("unknown command \(arguments.first ?? "(none)")")
 }

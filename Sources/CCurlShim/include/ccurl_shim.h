@@ -126,4 +126,13 @@ typedef enum {
 
 ccurl_failure ccurl_classify(int result);
 
+// MARK: - Threads
+
+/// Names the calling thread (Linux keeps the first 15 bytes), so that a client's loop threads can be
+/// told apart in /proc/self/task/*/comm and `top -H`. Returns 0, or an errno value.
+int ccurl_name_current_thread(const char *_Nonnull name);
+
+/// The calling thread's kernel id (its entry in /proc/self/task).
+int ccurl_current_thread_id(void);
+
 #endif

@@ -18,12 +18,12 @@ extension AnyConnectionRequest {
             return .some(state.authorizationGeneration)
         }
         guard let sentWith else { return false }
-        RequestObservers.notify(.retried(attempt: attempt + 1, after: 0, error: error), for: self)
+        runClient.notify(.retried(attempt: attempt + 1, after: 0, error: error), for: self)
         refresher.refresh(after: sentWith ?? refresher.generation) { [weak self] result in
             // Off the refresher's task (the next attempt may assemble a large multipart body) and off the
             // caller's stack (the outcome may be known at once).
             guard let self else { return }
-            ConnectionQueues.processing.async {
+            runClient.processingQueue.async {
                 switch result {
                 case .success:
                     self.resumeAttempts(after: .refreshEnded(run))

@@ -49,6 +49,9 @@ public struct ConnectionError: Error, Sendable, LocalizedError, CustomStringConv
         /// configuration the transport cannot honour, or a redirect from `https` to `http`. Never
         /// retried by ``RetryPolicy``. Added with TLS configuration; see ``TLSConfiguration``.
         case tls(TLSFailure)
+        /// The request's ``ConnectionClient`` is shut down (or shutting down): the request was not started
+        /// and nothing was sent. Never retried by ``RetryPolicy``. Added with ``ConnectionClient``.
+        case clientShutDown
         /// Any other error, e.g. one thrown by an overridden hook.
         case other(underlying: any Error)
     }
@@ -116,7 +119,7 @@ public struct ConnectionError: Error, Sendable, LocalizedError, CustomStringConv
         case .parsing(let error), .fileSystem(let error), .other(let error): return error
         case .tls(let failure): return failure
         case .cancelled, .timedOut, .invalidRequest, .unacceptableStatusCode, .responseTooLarge, .tooManyRedirects,
-            .streamBufferFull:
+            .streamBufferFull, .clientShutDown:
             return nil
         }
     }
@@ -156,6 +159,8 @@ public struct ConnectionError: Error, Sendable, LocalizedError, CustomStringConv
             return "\(name) failed: its consumer fell behind by more than \(limit) elements or bytes."
         case .tls(let failure):
             return "\(name) could not make a secure connection: \(failure)"
+        case .clientShutDown:
+            return "\(name) was not started: its ConnectionClient is shut down."
         case .other(let error):
             return "\(name) failed: \(Self.describe(error))"
         }
@@ -186,6 +191,7 @@ public struct ConnectionError: Error, Sendable, LocalizedError, CustomStringConv
         case .tooManyRedirects: return "tooManyRedirects"
         case .streamBufferFull: return "streamBufferFull"
         case .tls: return "tls"
+        case .clientShutDown: return "clientShutDown"
         case .other: return "other"
         }
     }

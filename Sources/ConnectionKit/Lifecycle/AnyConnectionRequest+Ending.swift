@@ -17,18 +17,19 @@ extension AnyConnectionRequest {
         if case .failure(let error) = outcome {
             outcome = .failure(contextualize(error))
         }
-        let action = storage.withLock { state in
+        let (action, client) = storage.withLock { state in
             let action = state.lifecycle.handle(.end(run, outcome, commits: commit != nil))
             if case .endRun(let closing) = action, !closing.commits { state.noteEnding() }
-            return action
+            return (action, state.client)
         }
         guard case .endRun(let closing) = action else { return false }
-        closeRun(closing, commit: commit)
+        closeRun(closing, commit: commit, client: client)
         return true
     }
 
     /// Releases what the ended run held, runs its commit, then reports and delivers the ending.
-    func closeRun(_ closing: RequestLifecycle.Closing, commit: (() throws -> Void)?) {
+    /// `client` is the run's, read when the ending was claimed (a new run may have started since).
+    func closeRun(_ closing: RequestLifecycle.Closing, commit: (() throws -> Void)?, client: ConnectionClient) {
         runWillEnd(closing.run, outcome: closing.outcome)
         // Stops the transfer's events at once; its body is dropped below, off the caller's thread.
         closing.transfer?.handle.cancel()
@@ -49,8 +50,9 @@ extension AnyConnectionRequest {
             }
             if case .deliver(let final) = committed { outcome = final }
         }
-        ConnectionRegistry.shared.unregister(self, run: closing.run)
-        RequestObservers.notify(.ended(outcome), for: self)
+        client.registry.unregister(self, run: closing.run)
+        client.notify(.ended(outcome), for: self)
+        client.runEnded()
         let (waiters, queue): ([Waiter], DispatchQueue) = storage.withLock { state in
             let (mine, others) = state.waiters.partitioned { $0.run == closing.run }
             state.waiters = others
@@ -60,22 +62,22 @@ extension AnyConnectionRequest {
         // A transfer that completed handed its body over: nothing is left to drop, so the ending goes
         // to the callback queue in one hop instead of two (the common path of every success).
         guard let context = closing.transfer?.context, !context.abandonIfEmpty() else {
-            queue.async { self.deliver(ended, of: run, waiters: waiters) }
+            queue.async { self.deliver(ended, of: run, waiters: waiters, client: client) }
             return
         }
         // Dropping a body saved to file (waiting out a write, closing, unlinking hundreds of MB)
         // took 16-300 ms under disk load in FileBench: `cancel()` must return at once, and the
         // handler must still run only once the temporary file is gone.
-        ConnectionQueues.processing.async {
+        client.processingQueue.async {
             context.abandon()
-            queue.async { self.deliver(ended, of: run, waiters: waiters) }
+            queue.async { self.deliver(ended, of: run, waiters: waiters, client: client) }
         }
     }
 
     /// Runs on the callback queue: the user-visible ending.
-    private func deliver(_ outcome: RunOutcome, of run: RunNumber, waiters: [Waiter]) {
+    private func deliver(_ outcome: RunOutcome, of run: RunNumber, waiters: [Waiter], client: ConnectionClient) {
         storage.withLock { $0.deliveringWaiters = waiters }
-        let takenOver = RequestObservers.takeOver(outcome, for: self)
+        let takenOver = client.takeOver(outcome, for: self)
         defer { storage.withLock { _ = $0.lifecycle.handle(.delivered(run)) } }
         let fallback: Result<any Sendable, any Error>
         switch outcome {

@@ -16,11 +16,13 @@ extension AnyConnectionRequest {
     /// Starts a run, or joins the one in progress; `waiter` (if any) gets that run's ending. With
     /// `alreadyCancelled`, a new run ends cancelled before its first attempt, so nothing is sent.
     func start(waiter: (@Sendable (Result<any Sendable, any Error>) -> Void)?, alreadyCancelled: Bool = false) {
+        let client = self.client
         let action = storage.withLock { state in
             let action = state.lifecycle.handle(.start)
             switch action {
             case .startRun(let run):
                 state.beginRun()
+                state.client = client
                 if let waiter { state.waiters.append(Waiter(run: run, resume: waiter)) }
             case .joinRun(let run):
                 if let waiter { state.waiters.append(Waiter(run: run, resume: waiter)) }
@@ -30,21 +32,27 @@ extension AnyConnectionRequest {
             return action
         }
         guard case .startRun(let run) = action else { return }
+        // Counted until its ending was reported, so that a shutdown waits for it; refused once one began.
+        guard client.admitRun() else {
+            client.notify(.started, for: self)
+            finish(run: run, outcome: .failure(ConnectionError(.clientShutDown)))
+            return
+        }
         // Outside the request's lock: an ending that ran first has nobody to remove, so the run is
         // checked again once registered.
-        ConnectionRegistry.shared.register(self, run: run)
+        client.registry.register(self, run: run)
         if !storage.withLock({ $0.lifecycle.isRunning(run) }) {
-            ConnectionRegistry.shared.unregister(self, run: run)
+            client.registry.unregister(self, run: run)
         }
         guard !alreadyCancelled else {
-            RequestObservers.notify(.started, for: self)
+            client.notify(.started, for: self)
             finish(run: run, outcome: .cancelled)
             return
         }
         if let deadline = retryPolicy.deadline {
             armDeadline(run: run, after: deadline)
         }
-        RequestObservers.notify(.started, for: self)
+        client.notify(.started, for: self)
         resumeAttempts(after: .firstAttempt(run))
     }
 
@@ -58,14 +66,17 @@ extension AnyConnectionRequest {
     /// Cancels a running request: it ends with `ConnectionError.cancelled` on the failure path.
     /// Returns at once, whatever the transfer is doing. A no-op when the request is not running.
     public func cancel() {
-        let action = storage.withLock { state in
+        let (action, client) = storage.withLock { state in
             let action = state.lifecycle.handle(.cancel)
             if case .endRun = action { state.noteEnding() }
-            return action
+            return (action, state.client)
         }
         guard case .endRun(let closing) = action else { return }
-        closeRun(closing, commit: nil)
+        closeRun(closing, commit: nil, client: client)
     }
+
+    /// The client of the current (or last) run.
+    var runClient: ConnectionClient { storage.withLock { $0.client } }
 
     // MARK: - Attempts and transfers
 
@@ -131,7 +142,7 @@ extension AnyConnectionRequest {
             return action
         }
         guard case .startTransfer(let number) = action else { return }
-        RequestObservers.notify(.willSend(request), for: self)
+        runClient.notify(.willSend(request), for: self)
         let receiver = TransferContext(request: self, transfer: number, fileTarget: fileTarget)
         let handle = (fileTarget == nil ? transport : transport.fileTransport).startTransfer(
             request, bodyFile: bodyFile(for: request, run: run), receiver: receiver)

@@ -91,9 +91,8 @@ extension AnyConnectionRequest {
         _ direction: TransferProgress.Direction, bytes: Int64?, total: (sent: Int64, expected: Int64)?,
         transfer: TransferNumber, interval: TimeInterval, force: Bool = false
     ) {
-        let listening = RequestObservers.wantsProgress
         let event: RequestLifecycle.Event = direction == .upload ? .sent(transfer) : .data(transfer)
-        let report: Report? =
+        let reported: (report: Report, client: ConnectionClient)? =
             storage.withLock { state in
                 guard case .proceed = state.lifecycle.handle(event) else { return nil }
                 let now = DispatchTime.now()
@@ -113,18 +112,22 @@ extension AnyConnectionRequest {
                         } ?? true)
                 if due { (counters.lastReport, counters.lastReportedBytes) = (now, counters.completed) }
                 if direction == .upload { state.upload = counters } else { state.download = counters }
-                guard due, state.progressHandler != nil || listening else { return nil }
+                guard due else { return nil }
                 let progress = TransferProgress(
                     direction: direction, completedBytes: counters.completed, expectedBytes: counters.expected)
-                return Report(progress: progress, queue: state.callbackQueue, handler: state.progressHandler)
+                return (
+                    Report(progress: progress, queue: state.callbackQueue, handler: state.progressHandler), state.client
+                )
             }
-        guard let report else { return }
+        guard let reported else { return }
+        let (report, client) = reported
         if let handler = report.handler {
             let progress = report.progress
             report.queue.async { handler(progress) }
         }
-        if listening {
-            RequestObservers.notify(.progressed(report.progress), for: self)
+        // Asked only when a report is due: the registry's lock is not taken for every chunk.
+        if client.wantsProgress {
+            client.notify(.progressed(report.progress), for: self)
         }
     }
 
@@ -163,7 +166,7 @@ extension AnyConnectionRequest {
             finish(run: run, outcome: .failure(contextualize(error, as: { .fileSystem(underlying: $0) })))
             return
         }
-        RequestObservers.notify(.receivedBody(body), for: self)
+        runClient.notify(.receivedBody(body), for: self)
         do {
             try validate(response, data: body.inMemoryData)
         } catch {

@@ -17,7 +17,7 @@ extension AnyConnectionRequest {
         }
         let wait = RetryPolicy.sanitizedWait(delay)
         // The handler gets the timer rather than capturing it, so that the two form no cycle.
-        let timer = ConnectionQueues.makeTimer { [weak self] timer in
+        let timer = runClient.makeTimer { [weak self] timer in
             timer.cancel()
             self?.resumeAttempts(after: .backoffFired(run))
         }
@@ -29,7 +29,7 @@ extension AnyConnectionRequest {
             finish(run: run, outcome: .failure(error))
             return
         }
-        RequestObservers.notify(.retried(attempt: next, after: wait, error: error), for: self)
+        runClient.notify(.retried(attempt: next, after: wait, error: error), for: self)
         timer.schedule(deadline: firesAt)
     }
 
@@ -52,7 +52,7 @@ extension AnyConnectionRequest {
         guard timeout.isFinite else { return }
         // Data does not re-arm the timer: it moves `lastActivity`, and a firing sets the timer again
         // for what is left.
-        let timer = ConnectionQueues.makeTimer { [weak self] timer in
+        let timer = runClient.makeTimer { [weak self] timer in
             guard let self else {
                 timer.cancel()
                 return
@@ -83,7 +83,7 @@ extension AnyConnectionRequest {
 
     /// Ends the run with `.timedOut` when the retry policy's deadline passes.
     func armDeadline(run: RunNumber, after seconds: TimeInterval) {
-        let timer = ConnectionQueues.makeTimer { [weak self] timer in
+        let timer = runClient.makeTimer { [weak self] timer in
             timer.cancel()
             self?.finish(run: run, outcome: .failure(ConnectionError(.timedOut)))
         }

@@ -13,7 +13,7 @@ enum RequestEvent {
     case willSend(URLRequest)
     /// The final response's body is complete, before it is validated.
     case receivedBody(CompletedBody)
-    /// Bytes moved (rate-limited; reported only while ``RequestObservers/wantsProgress``).
+    /// Bytes moved (rate-limited; reported only while ``ConnectionClient/wantsProgress``).
     case progressed(TransferProgress)
     /// An attempt failed; attempt number `attempt` starts after `after` seconds.
     case retried(attempt: Int, after: TimeInterval, error: ConnectionError)
@@ -39,30 +39,4 @@ protocol RequestObserver: Sendable {
 
 extension RequestObserver {
     func request(_ request: AnyConnectionRequest, takesOver outcome: RunOutcome) -> Bool { false }
-}
-
-/// The one list of observers, in the order they hear an event: the history first (it copies the run's
-/// body preview), then the debug output (which releases it), the event streams, the activity count and
-/// the offline queue.
-enum RequestObservers {
-    static let all: [any RequestObserver] = [
-        ConnectionHistoryObserver(), DebugOutputObserver(), ConnectionRegistry.shared, NetworkActivity.shared,
-        OfflineInterception.shared,
-    ]
-
-    /// Tells every observer.
-    static func notify(_ event: RequestEvent, for request: AnyConnectionRequest) {
-        for observer in all {
-            observer.request(request, did: event)
-        }
-    }
-
-    /// Whether an observer takes the ending over. Every observer is asked (each may need to forget
-    /// the run); the first that takes it wins.
-    static func takeOver(_ outcome: RunOutcome, for request: AnyConnectionRequest) -> Bool {
-        all.reduce(false) { taken, observer in observer.request(request, takesOver: outcome) || taken }
-    }
-
-    /// Whether progress is worth reporting: somebody listens to the registry's events.
-    static var wantsProgress: Bool { ConnectionRegistry.shared.hasListeners }
 }

@@ -39,7 +39,9 @@ struct RequestState {
     /// Waiters of the run whose ending is being delivered right now.
     var deliveringWaiters: [Waiter] = []
 
-    // MARK: Client: authorization refresh and body file
+    // MARK: Client
+    /// The client of the current (or last) run: what the `client` hook returned when it started.
+    var client = ConnectionClient.shared
     /// The ``AuthorizationRefresher`` generation when the current attempt's authorization was applied.
     var authorizationGeneration: UInt64?
     /// A multipart body assembled on disk, uploaded from there; deleted when its run ends.

@@ -14,7 +14,7 @@ import Foundation
 /// plus whatever the queue's scheduling adds under load, as with any dispatch timer. Handlers run
 /// one at a time on the service's queue, in deadline order (arming order for equal deadlines).
 final class SharedTimers: @unchecked Sendable {
-    /// The process's service, on ``ConnectionQueues/timers``.
+    /// The service of ``ConnectionClient/shared``, on ``ConnectionQueues/timers``.
     static let shared = SharedTimers(queue: ConnectionQueues.timers)
 
     /// How late the source may wake, which lets the kernel coalesce it with other wake-ups.

@@ -12,6 +12,8 @@ final class TransferContext: TransferReceiver, @unchecked Sendable {
     private let fileTarget: FileTarget?
     private let slot = Locked(SinkSlot())
     private let progressInterval: TimeInterval
+    /// The run's client's processing queue, where the completion goes.
+    private let processingQueue: DispatchQueue
 
     /// The body's sink, and whether the transfer was abandoned (a sink that arrives later is
     /// discarded at once, so that no temporary file outlives a cancel).
@@ -25,6 +27,7 @@ final class TransferContext: TransferReceiver, @unchecked Sendable {
         self.transfer = transfer
         self.fileTarget = fileTarget
         self.progressInterval = request.progressInterval
+        self.processingQueue = request.runClient.processingQueue
     }
 
     func transferDidCollect(metrics: TransferMetrics) {
@@ -81,7 +84,7 @@ final class TransferContext: TransferReceiver, @unchecked Sendable {
         }
         let (transfer, request) = (self.transfer, self.request)
         let finishedBody = SendableBox(body)
-        ConnectionQueues.processing.async {
+        processingQueue.async {
             // The `HTTPURLResponse` is built here, off the transport's thread (``TransportResponse``).
             request.transferDidComplete(
                 transfer, response: response?.httpResponse, error: error, sink: finishedBody.value)

@@ -191,6 +191,7 @@ extension OfflineQueue {
         switch error.kind {
         case .transport, .timedOut, .cancelled, .unacceptableStatusCode: break
         case .invalidRequest, .parsing, .fileSystem, .responseTooLarge, .tooManyRedirects, .streamBufferFull, .tls,
+            .clientShutDown,
             .other:
             return ""
         }
@@ -242,7 +243,7 @@ extension OfflineQueue {
 
     /// A retry timer, not armed: when it fires, the worker hears of it (and ignores it if it was replaced).
     func makeRetryTimer() -> SharedTimer {
-        ConnectionQueues.makeTimer { [weak self] timer in
+        SharedTimers.shared.makeTimer { [weak self] timer in
             timer.cancel()
             guard let self else { return }
             self.worker.async { self.step(.timerFired(timer), onWorker: true) }

@@ -1,7 +1,7 @@
 import Foundation
 
-/// Every live request of the process: a typed, thread-safe view that debug tooling can query and
-/// act on (the original's static dictionary of connections, made safe).
+/// Every live request of one ``ConnectionClient``: a typed, thread-safe view that debug tooling can
+/// query and act on (the original's static dictionary of connections, made safe).
 ///
 /// A started request is held here until it ends, so fire-and-forget works; it is forgotten before
 /// its completion or failure handler runs. Queries return live requests in start order.
@@ -12,8 +12,8 @@ import Foundation
 /// ```
 /// - SeeAlso: <doc:registry-and-debugging>
 public final class ConnectionRegistry: Sendable {
-    /// The process-wide registry.
-    public static let shared = ConnectionRegistry()
+    /// The registry of ``ConnectionClient/shared``: every request whose class keeps the default client.
+    public static let shared = ConnectionClient.shared.registry
 
     private struct Entry {
         let request: AnyConnectionRequest

@@ -11,8 +11,9 @@ import Foundation
 /// ```
 /// - SeeAlso: <doc:registry-and-debugging>
 public final class NetworkActivity: Sendable {
-    /// The process-wide activity signal, fed by every request's start and end.
-    public static let shared = NetworkActivity()
+    /// The activity signal of ``ConnectionClient/shared``, fed by the start and end of every request
+    /// whose class keeps the default client.
+    public static let shared = ConnectionClient.shared.activity
 
     /// How long no request must be live before ``isActive`` turns off, in seconds: 0.25.
     public static let hideDelay: TimeInterval = 0.25

@@ -209,6 +209,12 @@ open class AnyConnectionRequest: @unchecked Sendable, CustomDebugStringConvertib
     /// with a fresh ``authorization``; concurrent `401`s share one refresh. Default `nil` (a `401` fails).
     open var authorizationRefresher: AuthorizationRefresher? { nil }
 
+    /// The ``ConnectionClient`` this class's requests belong to: its registry lists them, its history and
+    /// statistics count them, its transport moves them (unless ``transport`` is overridden), its shutdown
+    /// drains them. Default ``ConnectionClient/shared``. Override it once in an app superclass, returning
+    /// one instance (a `static let`). Read at every ``start()``: a run stays with the client it started on.
+    open var client: ConnectionClient { .shared }
+
     // MARK: - Debug output
 
     /// Whether this class prints debug output (a request block per attempt, a response block at
@@ -247,10 +253,11 @@ open class AnyConnectionRequest: @unchecked Sendable, CustomDebugStringConvertib
     /// 300 KiB, or one header line over 100 KiB, whatever this says; that also ends in `.responseTooLarge`.
     open var maximumResponseHeaderSize: Int { 128 * 1024 }
 
-    /// What moves this class's bytes. Default ``ConnectionTransport/default`` (URLSession unless the
-    /// app chose otherwise). Override it, e.g. in an app superclass, to send some classes over libcurl
-    /// on Linux (``ConnectionTransport/libcurl()``). Read at the start of every transfer.
-    open var transport: ConnectionTransport { .default }
+    /// What moves this class's bytes. Default: the ``client``'s transport (for ``ConnectionClient/shared``,
+    /// ``ConnectionTransport/default``: URLSession unless the app chose otherwise). Override it, e.g. in an
+    /// app superclass, to send some classes over libcurl on Linux (``ConnectionTransport/libcurl()``). Read
+    /// at the start of every transfer.
+    open var transport: ConnectionTransport { client.transport }
 
     /// The proxy this class's requests go through, e.g. `http://proxy.internal:3128` (user name and
     /// password may be in the URL; they never appear in debug output or errors). Schemes: `http`,

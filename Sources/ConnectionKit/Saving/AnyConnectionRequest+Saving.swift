@@ -87,7 +87,7 @@ extension AnyConnectionRequest {
         retry.setValue(nil, forHTTPHeaderField: "If-Range")
         let request = retry
         // Not on the transport's delegate queue, which delivered this response.
-        ConnectionQueues.processing.async {
+        runClient.processingQueue.async {
             self.beginTransfer(run: transfer.run, request: request)
         }
     }

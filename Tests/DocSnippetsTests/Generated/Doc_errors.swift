@@ -24,6 +24,7 @@ fileprivate func describe(_ error: ConnectionError) -> String {
     case .tooManyRedirects(let limit): return "more than \(limit) redirects"
     case .streamBufferFull(let limit): return "the stream's consumer fell \(limit) elements behind"
     case .tls(let failure): return "no secure connection (\(failure.reason)): \(failure.message)"
+    case .clientShutDown: return "not started: the request's ConnectionClient is shut down"
     case .other(let underlying): return "other: \(underlying)"
     }
 }

@@ -3,7 +3,8 @@
     import Foundation
     import FoundationNetworking
 
-    /// The libcurl transport: one multi handle and one event-loop thread per transport.
+    /// The libcurl transport: one multi handle and one event-loop thread per transport, until it is shut
+    /// down with its client.
     ///
     /// Design (measured in LIBCURL.md): the loop thread owns the multi handle and every easy handle.
     /// Other threads only append commands to the inbox and call `curl_multi_wakeup`, libcurl's one
@@ -11,11 +12,15 @@
     /// the commands without it, so a libcurl callback that cancels (and so posts) cannot deadlock.
     /// All events of a transfer come from the loop thread, hence serially.
     final class CurlTransport: Transport, @unchecked Sendable {
-        // Safe: `multi` is only used on the loop thread, apart from `ccurl_multi_wakeup` (thread-safe);
-        // the inbox lives behind its lock; `bodiesToFile` is set once in `init`.
+        // Safe: `multi` and `live` are only used on the loop thread, apart from `ccurl_multi_wakeup`
+        // (thread-safe) and the free in `deinit`; the inbox lives behind its lock; `bodiesToFile` and
+        // `thread` are set once in `init`.
         private let multi: UnsafeMutableRawPointer
         private let inbox = Locked(Inbox())
         private let bodiesToFile: CurlTransport?
+        private var thread: OwnedThread?
+        /// The transfers in the multi handle, which a shutdown ends.
+        private var live: [ObjectIdentifier: CurlTransfer] = [:]
 
         /// What other threads ask of the loop.
         enum Command {
@@ -23,40 +28,70 @@
             case cancel(CurlTransfer)
             /// Flow control: the transfer may read again (see ``CurlTransfer``).
             case resume(CurlTransfer)
+            /// The client shuts down: the transfers still in the loop end, and the loop thread ends.
+            case stop
         }
 
         private struct Inbox {
             var commands: [Command] = []
             /// A wakeup was sent and the loop has not yet taken the commands: no need for another.
             var wakeupPending = false
+            /// The stop was posted: nothing more reaches the loop.
+            var stopped = false
         }
 
-        /// The process's libcurl transports, created on first use; or why libcurl cannot be used.
+        /// The shared client's libcurl transports, created on first use; or why libcurl cannot be used.
         static let shared: Result<CurlTransport, ConnectionTransport.UnavailableError> = {
+            defer { sharedCreated.withLock { $0 = true } }
+            return make(threadName: "CK0.curl")
+        }()
+
+        /// Whether ``shared`` was created (a shutdown of the shared client does not create it to stop it).
+        static let sharedCreated = Locked(false)
+
+        /// A transport and its lane for bodies saved to a file, each on a thread of its own named
+        /// `threadName` (and `threadName.file`); or why libcurl cannot be used.
+        static func make(threadName: String) -> Result<CurlTransport, ConnectionTransport.UnavailableError> {
             if let reason = ccurl_load() {
                 return .failure(ConnectionTransport.UnavailableError(reason: String(cString: reason)))
             }
             // Bodies saved to a file get a loop of their own: their disk writes run on its thread,
             // so a slow disk never delays the small requests of the other loop.
-            guard let files = CurlTransport(bodiesToFile: nil), let transport = CurlTransport(bodiesToFile: files)
-            else {
-                return .failure(ConnectionTransport.UnavailableError(reason: "libcurl could not create a multi handle"))
+            guard let files = CurlTransport(bodiesToFile: nil, threadName: threadName + ".file") else {
+                return .failure(ConnectionTransport.UnavailableError(reason: "libcurl could not start an event loop"))
+            }
+            guard let transport = CurlTransport(bodiesToFile: files, threadName: threadName) else {
+                files.shutdown()
+                return .failure(ConnectionTransport.UnavailableError(reason: "libcurl could not start an event loop"))
             }
             return .success(transport)
-        }()
+        }
 
         /// Per-host connection limit (as URLSession's `httpMaximumConnectionsPerHost` in ConnectionKit);
         /// transfers beyond it wait for a connection.
         static let maximumConnectionsPerHost = 64
 
-        private init?(bodiesToFile: CurlTransport?) {
+        private init?(bodiesToFile: CurlTransport?, threadName: String) {
             guard let multi = ccurl_multi_new(Self.maximumConnectionsPerHost, 2 * Self.maximumConnectionsPerHost)
             else { return nil }
             self.multi = multi
             self.bodiesToFile = bodiesToFile
-            let thread = Thread { [self] in runLoop() }
-            thread.name = "ConnectionKit.libcurl"
-            thread.start()
+            guard let thread = OwnedThread(name: threadName, body: { [self] in runLoop() }) else { return nil }
+            self.thread = thread
+        }
+
+        /// The kernel ids of the loop threads (this transport's and its file lane's) that have started.
+        var threadIDs: [Int32] {
+            [thread?.threadID].compactMap { $0 } + (bodiesToFile?.threadIDs ?? [])
+        }
+
+        /// Ends the transfers still in the loops (each completes with `clientShutDown`), then the loop
+        /// threads, and returns once they are gone. A transfer started afterwards fails the same way.
+        /// Never call it on a loop thread.
+        func shutdown() {
+            post(.stop)
+            thread?.join()
+            bodiesToFile?.shutdown()
         }
 
         var fileTransport: any Transport { bodiesToFile ?? self }
@@ -82,23 +117,31 @@
             return transfer
         }
 
-        /// Hands `command` to the loop thread; wakes it unless a wakeup is already on its way.
+        /// Hands `command` to the loop thread; wakes it unless a wakeup is already on its way. After the
+        /// stop, a start fails the transfer and anything else is dropped.
         func post(_ command: Command) {
-            let wake = inbox.withLock { inbox in
+            let (wake, refused) = inbox.withLock { inbox -> (Bool, Bool) in
+                guard !inbox.stopped else { return (false, true) }
+                if case .stop = command { inbox.stopped = true }
                 inbox.commands.append(command)
                 defer { inbox.wakeupPending = true }
-                return !inbox.wakeupPending
+                return (!inbox.wakeupPending, false)
             }
             if wake { _ = ccurl_multi_wakeup(multi) }
+            if refused, case .start(let transfer) = command {
+                // Never on the caller's thread inside `startTransfer` (the threading contract).
+                DispatchQueue.global().async { transfer.fail(ConnectionError(.clientShutDown)) }
+            }
         }
 
         // MARK: - The loop thread
 
         private func runLoop() {
-            // The transports live as long as the process.
-            while true {
+            // Runs until the client's shutdown posts `stop` (the shared client's: the end of the process).
+            var stopping = false
+            while !stopping {
                 let commands = inbox.withLock { inbox in
-                    defer { inbox = Inbox() }
+                    defer { (inbox.commands, inbox.wakeupPending) = ([], false) }
                     return inbox.commands
                 }
                 for command in commands {
@@ -106,6 +149,7 @@
                     case .start(let transfer): start(transfer)
                     case .cancel(let transfer): remove(transfer)
                     case .resume(let transfer): transfer.resumeIfPaused()
+                    case .stop: stopping = true
                     }
                 }
                 _ = ccurl_multi_perform(multi)
@@ -114,11 +158,32 @@
                     // Takes back the +1 of `start`.
                     let transfer = Unmanaged<CurlTransfer>.fromOpaque(userdata).takeRetainedValue()
                     transfer.active = false
+                    live.removeValue(forKey: ObjectIdentifier(transfer))
                     transfer.finish(result: result)
                 }
                 // Work posted by the callbacks above (a retry, the next hop of a redirect) starts without a poll.
                 let idle = inbox.withLock { $0.commands.isEmpty }
-                if idle { _ = ccurl_multi_poll(multi, 1000) }
+                if idle && !stopping { _ = ccurl_multi_poll(multi, 1000) }
+            }
+            endLiveTransfers()
+        }
+
+        // The multi handle outlives the loop: a thread that posted just before the stop may still be
+        // waking it.
+        deinit {
+            ccurl_multi_free(multi)
+        }
+
+        /// At the stop: every transfer still in the multi handle leaves it and completes with `clientShutDown`.
+        private func endLiveTransfers() {
+            let ending = live.values
+            live = [:]
+            for transfer in ending {
+                transfer.active = false
+                if let xfer = transfer.xfer { _ = ccurl_xfer_remove(multi, xfer) }
+                transfer.fail(ConnectionError(.clientShutDown))
+                // The multi handle's +1, taken in `start`.
+                Unmanaged.passUnretained(transfer).release()
             }
         }
 
@@ -142,12 +207,14 @@
                 return
             }
             transfer.active = true
+            live[ObjectIdentifier(transfer)] = transfer
         }
 
         /// A cancel: the transfer leaves the multi handle, so its completion can never arrive.
         private func remove(_ transfer: CurlTransfer) {
             guard transfer.active, let xfer = transfer.xfer else { return }
             transfer.active = false
+            live.removeValue(forKey: ObjectIdentifier(transfer))
             _ = ccurl_xfer_remove(multi, xfer)
             transfer.release()
             Unmanaged.passUnretained(transfer).release()

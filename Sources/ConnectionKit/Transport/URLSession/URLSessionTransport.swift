@@ -4,8 +4,8 @@ import Foundation
     import FoundationNetworking
 #endif
 
-/// The URLSession transport: one session for the whole process, one delegate that routes task
-/// events to their receivers by task identifier.
+/// The URLSession transport: one session per client (the shared client's serves the whole process),
+/// one delegate that routes task events to their receivers by task identifier.
 ///
 /// Built around what URLSession on Linux really does (docs/linux.md):
 /// - a Basic `401` hangs forever unless the task-level challenge is answered, so it is cancelled
@@ -16,20 +16,33 @@ import Foundation
 ///   cross origins);
 /// - fractional timeouts are truncated, so the request enforces its own and URLSession's is pushed past it.
 final class URLSessionTransport: Transport {
-    static let shared = URLSessionTransport()
+    static let shared = URLSessionTransport(bodiesToFile: savingToFile)
     /// Bodies saved to file run on a session of their own: a bulk transfer fills its session's
     /// (serial) delegate queue with chunks, and any other request on that session would wait
     /// behind them (seconds, measured, for a small GET during a 1 GiB download).
     static let savingToFile = URLSessionTransport()
 
-    var fileTransport: any Transport { self === Self.shared ? Self.savingToFile : self }
+    var fileTransport: any Transport { bodiesToFile ?? self }
 
     private let session: URLSession
     private let router: SessionRouter
     /// `URLSessionTask.cancel()` may block; it never runs on the caller's thread.
     private let cancelQueue = DispatchQueue(label: "ConnectionKit.cancel", attributes: .concurrent)
+    /// The session for bodies saved to a file, when it is another one.
+    private let bodiesToFile: URLSessionTransport?
+    /// Set by ``shutdown()``: transfers are refused from then on.
+    private let stopped = Locked(false)
 
-    init(configuration: URLSessionConfiguration = URLSessionTransport.defaultConfiguration()) {
+    /// A client's own pair of sessions (one for bodies saved to a file).
+    static func makeOwned() -> URLSessionTransport {
+        URLSessionTransport(bodiesToFile: URLSessionTransport())
+    }
+
+    init(
+        configuration: URLSessionConfiguration = URLSessionTransport.defaultConfiguration(),
+        bodiesToFile: URLSessionTransport? = nil
+    ) {
+        self.bodiesToFile = bodiesToFile
         let router = SessionRouter()
         let delegateQueue = OperationQueue()
         delegateQueue.name = "ConnectionKit.session-delegate"
@@ -56,7 +69,20 @@ final class URLSessionTransport: Transport {
         return configuration
     }
 
+    /// Cancels the sessions' tasks and invalidates them: its client shut down (and its requests ended).
+    /// A transfer started afterwards fails with `clientShutDown`.
+    func shutdown() {
+        let first = stopped.withLock { stopped in
+            defer { stopped = true }
+            return !stopped
+        }
+        guard first else { return }
+        session.invalidateAndCancel()
+        bodiesToFile?.shutdown()
+    }
+
     func startTransfer(_ request: URLRequest, bodyFile: URL?, receiver: any TransferReceiver) -> any TransferHandle {
+        guard !stopped.withLock({ $0 }) else { return RefusedTransfer.start(receiver) }
         var request = request
         request.timeoutInterval = Self.backstopTimeout(after: request.timeoutInterval)
         let task: URLSessionTask

@@ -1,0 +1,207 @@
+import Dispatch
+import Foundation
+
+/// What owns requests: their registry, history and statistics, activity signal, timers, queues and
+/// transports (compare async-http-client's `HTTPClient` or Alamofire's `Session`).
+///
+/// Every request belongs to the client its class's ``AnyConnectionRequest/client`` hook returns,
+/// ``shared`` by default, so code that never names a client keeps working as before:
+/// `ConnectionRegistry.shared`, `NetworkActivity.shared` and ``ConnectionTransport/default`` are the
+/// shared client's parts. A client of your own keeps its requests apart from every other client's (a
+/// service with two APIs, each test of a suite) and can be shut down: see ``shutdown(gracePeriod:)``.
+///
+/// ```swift
+/// enum Billing {
+///     static let client = ConnectionClient(label: "billing")
+/// }
+///
+/// class BillingRequest<Output: Sendable>: ConnectionRequest<Output>, @unchecked Sendable {
+///     override var client: ConnectionClient { Billing.client }
+/// }
+///
+/// await Billing.client.shutdown()  // on SIGTERM: drains, then stops its threads
+/// ```
+/// - SeeAlso: <doc:client>
+public final class ConnectionClient: Sendable, CustomStringConvertible {
+    /// The transport a client of its own creates for itself.
+    public enum TransportChoice: Sendable {
+        /// A URLSession of the client's own (two: one for bodies kept in memory, one for bodies saved
+        /// to a file).
+        case urlSession
+        /// libcurl event loops of the client's own (two threads, named after ``threadNamePrefix``);
+        /// Linux only.
+        case libcurl
+    }
+
+    /// The client of every request whose class does not override ``AnyConnectionRequest/client``. Its
+    /// registry is `ConnectionRegistry.shared`, its activity `NetworkActivity.shared`, and its transport
+    /// ``ConnectionTransport/default``. It can be shut down too, once, at the end of a process (see
+    /// ``shutdown(gracePeriod:)``).
+    public static let shared = ConnectionClient(processParts: ())
+
+    /// The live requests, history and statistics of this client's requests, and their event streams.
+    public let registry: ConnectionRegistry
+
+    /// Whether any request of this client is live, for an activity indicator.
+    public let activity: NetworkActivity
+
+    /// A name for logs and for this client's threads: `"shared"`, or the label given to `init`.
+    public let label: String
+
+    /// What this client's threads are named with (Linux shows at most 15 bytes of a thread's name):
+    /// `CK<number>.`, e.g. `CK3.curl` and `CK3.curl.file` for the libcurl loops of the third client
+    /// created (`CK0.` for ``shared``).
+    public let threadNamePrefix: String
+
+    /// The requests' observers, in the order they hear an event (see `RequestObserver`).
+    let observers: [any RequestObserver]
+    /// Every request's idle timeout, retry backoff and deadline.
+    let timers: SharedTimers
+    /// Validation, parsing and the work that must leave a transport's thread.
+    let processingQueue: DispatchQueue
+    /// The client's own transport; `nil` for ``shared``, which follows ``ConnectionTransport/default``.
+    private let ownTransport: ConnectionTransport?
+    /// Stops the client's transports and waits for their threads to end.
+    private let stopTransports: @Sendable () -> Void
+    /// The kernel ids of the threads the client's transports started (its libcurl loops).
+    private let transportThreadIDs: @Sendable () -> [Int32]
+    let shutdownState = Locked(ShutdownState())
+
+    /// The shared client: the process's transports and queues.
+    private init(processParts: Void) {
+        self.label = "shared"
+        self.threadNamePrefix = "CK0."
+        let (registry, activity) = (ConnectionRegistry(), NetworkActivity())
+        self.registry = registry
+        self.activity = activity
+        self.timers = SharedTimers.shared
+        self.processingQueue = ConnectionQueues.processing
+        self.ownTransport = nil
+        self.stopTransports = { Self.stopProcessTransports() }
+        self.transportThreadIDs = { [] }
+        self.observers = Self.observers(registry: registry, activity: activity)
+    }
+
+    /// A client with a URLSession transport of its own.
+    public convenience init(label: String? = nil) {
+        let parts = Self.numbered(label)
+        let transport = URLSessionTransport.makeOwned()
+        self.init(
+            label: parts.label, prefix: parts.prefix,
+            transport: ConnectionTransport(implementation: transport, name: "URLSession"),
+            stop: { transport.shutdown() }, threadIDs: { [] })
+    }
+
+    /// A client with a transport of its own: `.urlSession` or `.libcurl`.
+    /// - Throws: ``ConnectionTransport/UnavailableError`` when `.libcurl` is asked for and libcurl
+    ///   cannot be loaded, or on platforms other than Linux.
+    public convenience init(transport: TransportChoice, label: String? = nil)
+        throws(ConnectionTransport.UnavailableError)
+    {
+        guard case .libcurl = transport else {
+            self.init(label: label)
+            return
+        }
+        #if canImport(CCurlShim)
+            let parts = Self.numbered(label)
+            let curl = try CurlTransport.make(threadName: parts.prefix + "curl").get()
+            self.init(
+                label: parts.label, prefix: parts.prefix,
+                transport: ConnectionTransport(implementation: curl, name: "libcurl"),
+                stop: { curl.shutdown() }, threadIDs: { curl.threadIDs })
+        #else
+            throw ConnectionTransport.UnavailableError(reason: "the libcurl transport is available on Linux only")
+        #endif
+    }
+
+    private init(
+        label: String, prefix: String, transport: ConnectionTransport, stop: @escaping @Sendable () -> Void,
+        threadIDs: @escaping @Sendable () -> [Int32]
+    ) {
+        self.label = label
+        self.threadNamePrefix = prefix
+        let (registry, activity) = (ConnectionRegistry(), NetworkActivity())
+        self.registry = registry
+        self.activity = activity
+        let timerQueue = DispatchQueue(label: "ConnectionKit.timers.\(label)", qos: .utility)
+        self.timers = SharedTimers(queue: timerQueue)
+        self.processingQueue = DispatchQueue(
+            label: "ConnectionKit.processing.\(label)", qos: .userInitiated, attributes: .concurrent)
+        self.ownTransport = transport
+        self.stopTransports = stop
+        self.transportThreadIDs = threadIDs
+        self.observers = Self.observers(registry: registry, activity: activity)
+    }
+
+    /// What moves the bytes of this client's requests, unless a class overrides
+    /// ``AnyConnectionRequest/transport``: ``ConnectionTransport/default`` for ``shared``, the client's
+    /// own transport for any other.
+    public var transport: ConnectionTransport { ownTransport ?? .default }
+
+    /// The label and the transport's name, e.g. `ConnectionClient(billing, libcurl)`.
+    public var description: String { "ConnectionClient(\(label), \(transport.name))" }
+
+    /// How many clients were created; numbers their threads.
+    private static let created = Locked(0)
+
+    /// The label (given, or `client<n>`) and the thread-name prefix of the next client.
+    private static func numbered(_ label: String?) -> (label: String, prefix: String) {
+        let number = created.withLock { count in
+            count += 1
+            return count
+        }
+        return (label ?? "client\(number)", "CK\(number).")
+    }
+
+    /// The one list of observers, in the order they hear an event: the history first (it copies the
+    /// run's body preview), then the debug output (which releases it), the event streams, the activity
+    /// count and the offline queue.
+    private static func observers(registry: ConnectionRegistry, activity: NetworkActivity) -> [any RequestObserver] {
+        [
+            ConnectionHistoryObserver(registry: registry), DebugOutputObserver(), registry, activity,
+            OfflineInterception.shared,
+        ]
+    }
+
+    // MARK: - Observers
+
+    /// Tells every observer.
+    func notify(_ event: RequestEvent, for request: AnyConnectionRequest) {
+        for observer in observers {
+            observer.request(request, did: event)
+        }
+    }
+
+    /// Whether an observer takes the ending over. Every observer is asked (each may need to forget
+    /// the run); the first that takes it wins.
+    func takeOver(_ outcome: RunOutcome, for request: AnyConnectionRequest) -> Bool {
+        observers.reduce(false) { taken, observer in observer.request(request, takesOver: outcome) || taken }
+    }
+
+    /// Whether progress is worth reporting: somebody listens to the registry's events.
+    var wantsProgress: Bool { registry.hasListeners }
+
+    /// A timer of this client's ``timers``, not armed yet.
+    func makeTimer(handler: @escaping @Sendable (SharedTimer) -> Void) -> SharedTimer {
+        timers.makeTimer(handler: handler)
+    }
+
+    /// The kernel ids (entries of `/proc/self/task`) of the threads the client started: its libcurl loops
+    /// once they run; none for a URLSession client or the shared client (for tests).
+    var ownedThreadIDs: [Int32] { transportThreadIDs() }
+
+    /// Stops the transports (called once, when the last run ended after a shutdown began).
+    func stopOwnedTransports() {
+        stopTransports()
+    }
+
+    /// The shared client's transports: the process's URLSessions and, if it was loaded, libcurl's loops.
+    private static func stopProcessTransports() {
+        URLSessionTransport.shared.shutdown()
+        #if canImport(CCurlShim)
+            if CurlTransport.sharedCreated.withLock({ $0 }), case .success(let curl) = CurlTransport.shared {
+                curl.shutdown()
+            }
+        #endif
+    }
+}
