@@ -189,7 +189,7 @@ extension AnyConnectionRequest {
         if result.requestTypeName.isEmpty { result.requestTypeName = typeName }
         if result.errorCode == 0 { result.errorCode = errorCode }
         if result.redactedURL == nil { result.redactedURL = storage.withLock { $0.redactedURL } }
-        if case .transport(let urlError) = result.kind {
+        if let urlError = result.urlError {
             result.kind = .transport(Redaction.scrubbed(urlError, secretQueryItems: secretQueryItems))
         }
         return result

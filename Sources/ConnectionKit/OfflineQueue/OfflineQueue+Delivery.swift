@@ -190,9 +190,7 @@ extension OfflineQueue {
         if let status = error.statusCode, (400..<500).contains(status), status != 408, status != 429 { return "" }
         switch error.kind {
         case .transport, .timedOut, .cancelled, .unacceptableStatusCode: break
-        case .invalidRequest, .parsing, .fileSystem, .responseTooLarge, .tooManyRedirects, .streamBufferFull, .tls,
-            .other:
-            return ""
+        default: return ""
         }
         if let limit = configuration.maximumAttempts, operation.attempts >= limit {
             return "after \(operation.attempts) attempts"

@@ -112,8 +112,8 @@ public struct RetryPolicy: Sendable, Hashable {
         }
         switch error.kind {
         case .timedOut: return retriesTimeouts
-        case .transport(let urlError): return retryableURLErrorCodes.contains(urlError.code)
-        case .unacceptableStatusCode(let status, _): return retryableStatusCodes.contains(status)
+        case .transport: return error.urlError.map { retryableURLErrorCodes.contains($0.code) } ?? false
+        case .unacceptableStatusCode: return error.statusCode.map { retryableStatusCodes.contains($0) } ?? false
         default: return false
         }
     }

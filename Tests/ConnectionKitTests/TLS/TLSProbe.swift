@@ -70,7 +70,7 @@ final class TLSProbe: ConnectionRequest<Data>, @unchecked Sendable {
 extension Result where Success == String, Failure == ConnectionError {
     /// The TLS failure, when the request ended with one.
     var tlsFailure: TLSFailure? {
-        guard case .failure(let error) = self, case .tls(let failure) = error.kind else { return nil }
+        guard case .failure(let error) = self, let failure = error.tlsFailure else { return nil }
         return failure
     }
 

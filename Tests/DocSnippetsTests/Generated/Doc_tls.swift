@@ -56,7 +56,7 @@ fileprivate final class FetchCharge: PaymentsRequest<Charge>, @unchecked Sendabl
 
 // MARK: - docs/tls.md block 2
 fileprivate func explain(_ error: ConnectionError) -> String? {
-    guard case .tls(let failure) = error.kind else { return nil }
+    guard let failure = error.tlsFailure else { return nil }
     switch failure.reason {
     case .untrustedCertificate, .expiredCertificate, .hostnameMismatch, .pinMismatch:
         return "The server could not be verified: \(failure.message)"
