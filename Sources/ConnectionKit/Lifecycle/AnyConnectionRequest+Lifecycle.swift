@@ -165,10 +165,10 @@ extension AnyConnectionRequest {
     }
 
     /// A transfer failed (transport error, timeout, bad status, size limit…): retry or end.
-    func attemptFailed(_ number: TransferNumber, error: ConnectionError, response: HTTPURLResponse?) {
+    func attemptFailed(_ number: TransferNumber, error: ConnectionError, response: TransportResponse?) {
         guard let claimed = claimTransfer(number) else { return }
         claimed.transfer?.abandon()
-        retryOrFail(run: number.run, attempt: claimed.attempt, error: error, response: response)
+        retryOrFail(run: number.run, attempt: claimed.attempt, error: error, response: response.map(hookResponse))
     }
 
     // MARK: - Errors

@@ -94,7 +94,7 @@ extension OfflineQueue {
             self?.attemptSucceeded(operation, body: data)
         }
         request.failureHandler = { [weak self, weak request] error in
-            self?.attemptFailed(operation, error: error, response: request?.urlResponse)
+            self?.attemptFailed(operation, error: error, response: request?.responseHead)
         }
         // Asked of the delivery machine again, with the request registered in the same step: `close()` (or
         // `suspend()`) may have run since the first check, and `close()` cancels only what is in flight; a
@@ -144,7 +144,7 @@ extension OfflineQueue {
         step(.attemptEnded, onWorker: true)
     }
 
-    private func attemptFailed(_ operation: QueuedOperation, error: any Error, response: HTTPURLResponse?) {
+    private func attemptFailed(_ operation: QueuedOperation, error: any Error, response: ConnectionResponse?) {
         let endedAt = Date()
         let error = (error as? ConnectionError) ?? ConnectionError(.other(underlying: error))
         let unreachable = Self.isUnreachable(error, responseArrived: response != nil)

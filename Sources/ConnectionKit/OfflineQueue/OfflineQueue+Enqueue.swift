@@ -19,7 +19,7 @@ extension OfflineQueue {
     public func start(_ request: AnyConnectionRequest, onOffline: @escaping @Sendable (QueuedOperation) -> Void) {
         OfflineInterception.shared.intercept(request) { [weak self, weak request] error in
             guard let self, let request,
-                Self.isUnreachable(error, responseArrived: request.urlResponse != nil)
+                Self.isUnreachable(error, responseArrived: request.responseHead != nil)
             else { return false }
             self.storeOffline(request, failedWith: error, onOffline: onOffline)
             return true

@@ -143,7 +143,7 @@ public struct RetryPolicy: Sendable, Hashable {
 
     /// The wait a `Retry-After` header asks for (delta-seconds or an HTTP date), capped at
     /// `maximumRetryAfter`; `nil` when absent, unparsable, or not honoured.
-    public func retryAfterDelay(from response: HTTPURLResponse?, now: Date = Date()) -> TimeInterval? {
+    public func retryAfterDelay(from response: ConnectionResponse?, now: Date = Date()) -> TimeInterval? {
         guard honoursRetryAfter, let value = response?.value(forHTTPHeaderField: "Retry-After") else { return nil }
         let trimmed = value.trimmingCharacters(in: .whitespaces)
         let cap = Self.sanitizedWait(maximumRetryAfter)

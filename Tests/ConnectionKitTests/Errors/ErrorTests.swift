@@ -42,7 +42,7 @@ private final class ErrorsInside200: APIRequest, @unchecked Sendable {
 
 /// Accepts every status.
 private final class AcceptsAnything: FetchData, @unchecked Sendable {
-    override func validate(_ response: HTTPURLResponse, data: Data?) throws {}
+    override func validate(_ response: ConnectionResponse, data: Data?) throws {}
 }
 
 private final class NoURL: ConnectionRequest<Data>, @unchecked Sendable {}
@@ -72,11 +72,11 @@ private final class CustomErrorCode: FetchData, @unchecked Sendable {
     override var errorCode: Int { 4242 }
     override var timeoutInterval: TimeInterval { timeout }
     override var maximumResponseBodySize: Int64 { bodyLimit }
-    override func parseCompletionData(_ data: Data, response: HTTPURLResponse) throws -> Data {
+    override func parseCompletionData(_ data: Data, response: ConnectionResponse) throws -> Data {
         if parsingFails { throw CocoaError(.propertyListReadCorrupt) }
         return data
     }
-    override func validate(_ response: HTTPURLResponse, data: Data?) throws {
+    override func validate(_ response: ConnectionResponse, data: Data?) throws {
         // A foreign error: ConnectionKit wraps it as `.other`.
         if validationFails { throw CocoaError(.featureUnsupported) }
         try super.validate(response, data: data)

@@ -45,7 +45,9 @@ final class TLSProbe: ConnectionRequest<Data>, @unchecked Sendable {
         return try super.makeURLRequest()
     }
 
-    override func retryDecision(for error: ConnectionError, attempt: Int, response: HTTPURLResponse?) -> RetryDecision {
+    override func retryDecision(for error: ConnectionError, attempt: Int, response: ConnectionResponse?)
+        -> RetryDecision
+    {
         let decision = super.retryDecision(for: error, attempt: attempt, response: response)
         if case .retry = decision {
             retryDecisions.withLock { $0.append("retry") }

@@ -49,7 +49,7 @@ fileprivate final class FetchCharge: PaymentsRequest<Charge>, @unchecked Sendabl
         super.init()
     }
     override var url: URL? { URL(string: "https://payments.example.com/v1/charges/\(chargeID)") }
-    override func parseCompletionData(_ data: Data, response: HTTPURLResponse) throws -> Charge {
+    override func parseCompletionData(_ data: Data, response: ConnectionResponse) throws -> Charge {
         try JSONDecoder().decode(Charge.self, from: data)
     }
 }
