@@ -148,7 +148,7 @@ final class ChunkStream: StreamingConnectionRequest<Data>, @unchecked Sendable {
     override var maximumBufferedElements: Int { unbounded ? 1 << 30 : super.maximumBufferedElements }
     override var maximumBufferedBytes: Int { unbounded ? 1 << 40 : super.maximumBufferedBytes }
 
-    override func makeDecoder(for response: HTTPURLResponse) throws -> any StreamDecoder<Data> { ChunkDecoder() }
+    override func makeDecoder(for response: ConnectionResponse) throws -> any StreamDecoder<Data> { ChunkDecoder() }
 
     override func handleElement(_ element: Data) {
         consumer?.consume(element)

@@ -1,7 +1,8 @@
 // What Foundation itself costs per response on this platform, apart from any network: building the
-// `HTTPURLResponse` that ConnectionKit's public hooks take (`validate`, `parseCompletionData`,
-// `retryDecision`, `urlResponse`). On the libcurl transport ConnectionKit parses the head itself and
-// must build one per response; URLSession builds its own.
+// `HTTPURLResponse` that ConnectionKit's hooks took before 2.0 (`validate`, `parseCompletionData`,
+// `retryDecision`). On the libcurl transport ConnectionKit parses the head itself; since the hooks take a
+// `ConnectionResponse`, it builds an `HTTPURLResponse` only when user code asks for one (`urlResponse`,
+// `httpURLResponse`); URLSession builds its own.
 //
 //     swift run -c release --package-path Benchmarks FoundationCosts
 //

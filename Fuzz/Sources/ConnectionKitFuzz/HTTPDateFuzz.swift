@@ -16,7 +16,7 @@ enum HTTPDateFuzz {
     static func run(_ input: Data) {
         let value = String(decoding: input, as: UTF8.self)
         _ = HTTPDate.parse(value)
-        let response = HTTPURLResponse(
+        let response = ConnectionResponse(
             url: url, statusCode: 503, httpVersion: "HTTP/1.1", headerFields: ["Retry-After": value])
         guard let wait = policy.retryAfterDelay(from: response, now: now) else { return }
         guard wait.isFinite, wait >= 0, wait <= policy.maximumRetryAfter else {

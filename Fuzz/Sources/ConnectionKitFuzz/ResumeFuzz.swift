@@ -26,9 +26,7 @@ enum ResumeFuzz {
             if let value = fields[index], !value.isEmpty { headers[name] = value }
         }
         let status = fields[3].flatMap { Int($0) }.map { min(max($0, 100), 599) } ?? 206
-        guard
-            let response = HTTPURLResponse(url: url, statusCode: status, httpVersion: "HTTP/1.1", headerFields: headers)
-        else { return }
+        let response = ConnectionResponse(url: url, statusCode: status, httpVersion: "HTTP/1.1", headerFields: headers)
         let validator = PartialFile.validator(of: response)
         if let etag = response.value(forHTTPHeaderField: "ETag"), !etag.isEmpty {
             // A strong ETag is preferred; a weak one is never used (a Last-Modified may be instead).

@@ -19,7 +19,7 @@ final class DownloadFlyer: TagAlongRequest<URL>, @unchecked Sendable {
     override var resumesInterruptedDownloads: Bool { true }
 
     /// The body is already in the file; the result is where.
-    override func parseCompletionData(_ data: Data, response: HTTPURLResponse) throws -> URL {
+    override func parseCompletionData(_ data: Data, response: ConnectionResponse) throws -> URL {
         guard let destination = fileDestination else {
             throw ConnectionError(.invalidRequest(reason: "DownloadFlyer has no destination"))
         }

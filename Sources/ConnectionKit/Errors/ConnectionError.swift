@@ -7,55 +7,17 @@ import Foundation
 /// The one error type ConnectionKit produces.
 ///
 /// Every error carries the request class that produced it (``requestTypeName``), that class's
-/// ``errorCode``, and a ``kind`` saying what went wrong. Match on the kind:
+/// ``errorCode``, and a ``kind`` saying what went wrong. Compare the kind, and read the details from
+/// the error:
 ///
 /// ```swift
-/// if let error = error as? ConnectionError, case .unacceptableStatusCode(404, _) = error.kind { ... }
+/// if let error = error as? ConnectionError, error.kind == .unacceptableStatusCode, error.statusCode == 404 { ... }
 /// ```
 ///
 /// Messages name the request class and never contain a secret. A 401 or 403 reads as a generic
 /// "could not be authenticated" message that never says which credential was wrong.
 /// - SeeAlso: <doc:errors>
 public struct ConnectionError: Error, Sendable, LocalizedError, CustomStringConvertible, CustomDebugStringConvertible {
-    /// What went wrong.
-    public enum Kind: Sendable {
-        /// The request was cancelled: by `cancel()`, the registry, or the awaiting Task.
-        case cancelled
-        /// No byte arrived for `timeoutInterval`, or the retry policy's overall deadline passed.
-        case timedOut
-        /// The request could not be built: no URL, an unsupported scheme, a GET with a body,
-        /// a body that failed to encode, or a throwing `makeURLRequest()`.
-        case invalidRequest(reason: String)
-        /// The transport failed: connection refused or lost, DNS failure, TLS, a malformed response.
-        case transport(URLError)
-        /// The server answered with a status `validate(_:data:)` rejected (by default: not 2xx).
-        /// `body` is the response body when it was kept in memory.
-        case unacceptableStatusCode(Int, body: Data?)
-        /// `parseCompletionData` threw: an empty or malformed JSON body, a type mismatch.
-        case parsing(underlying: any Error)
-        /// Reading or writing a file failed: a missing or unwritable destination folder,
-        /// a destination that is a folder, a full disk.
-        case fileSystem(underlying: any Error)
-        /// The response was larger than the request's limit (body or headers).
-        case responseTooLarge(limit: Int64)
-        /// Redirects were followed `limit` times without reaching a final response.
-        case tooManyRedirects(limit: Int)
-        /// A streaming request's consumer fell behind: more than `limit` elements (or, when `limit` is
-        /// ``StreamingConnectionRequest/maximumBufferedBytes``, bytes) were waiting and the transport
-        /// could not pause (URLSession cannot). See ``StreamingConnectionRequest/maximumBufferedElements``.
-        case streamBufferFull(limit: Int)
-        /// A secure connection could not be made, or would not be secure: an untrusted, expired or
-        /// misnamed certificate, a pin mismatch, a refused client certificate, a failed handshake, a
-        /// configuration the transport cannot honour, or a redirect from `https` to `http`. Never
-        /// retried by ``RetryPolicy``. Added with TLS configuration; see ``TLSConfiguration``.
-        case tls(TLSFailure)
-        /// The request's ``ConnectionClient`` is shut down (or shutting down): the request was not started
-        /// and nothing was sent. Never retried by ``RetryPolicy``. Added with ``ConnectionClient``.
-        case clientShutDown
-        /// Any other error, e.g. one thrown by an overridden hook.
-        case other(underlying: any Error)
-    }
-
     /// What went wrong.
     public var kind: Kind
     /// The name of the request class that produced the error, e.g. `FetchEvents`.
@@ -65,7 +27,8 @@ public struct ConnectionError: Error, Sendable, LocalizedError, CustomStringConv
     /// The request's URL with secret query items redacted, when known.
     public var redactedURL: String?
 
-    /// Creates an error.
+    /// Creates an error. `kind` carries its details when made by one of its functions, e.g.
+    /// `.unacceptableStatusCode(404, body: data)` or `.invalidRequest(reason: "no URL")`.
     public init(_ kind: Kind, requestTypeName: String = "", errorCode: Int = 0, redactedURL: String? = nil) {
         self.kind = kind
         self.requestTypeName = requestTypeName
@@ -81,46 +44,64 @@ public struct ConnectionError: Error, Sendable, LocalizedError, CustomStringConv
     public static var timedOut: ConnectionError { ConnectionError(.timedOut) }
 
     /// Whether this is a cancellation.
-    public var isCancelled: Bool {
-        if case .cancelled = kind { return true }
-        return false
-    }
+    public var isCancelled: Bool { kind == .cancelled }
 
     /// Whether this is a timeout.
     public var isTimedOut: Bool {
-        if case .timedOut = kind { return true }
-        if case .transport(let error) = kind, error.code == .timedOut { return true }
-        return false
+        kind == .timedOut || urlError?.code == .timedOut
     }
 
     /// The HTTP status of an `unacceptableStatusCode` error, otherwise `nil`.
     public var statusCode: Int? {
-        if case .unacceptableStatusCode(let status, _) = kind { return status }
+        if case .status(let status, _) = kind.detail { return status }
         return nil
     }
 
-    /// The response body of an `unacceptableStatusCode` error, otherwise `nil`.
+    /// The response body of an `unacceptableStatusCode` error, when it was kept in memory; otherwise `nil`.
     public var responseBody: Data? {
-        if case .unacceptableStatusCode(_, let body) = kind { return body }
+        if case .status(_, let body) = kind.detail { return body }
+        return nil
+    }
+
+    /// Why the request could not be built, for an `invalidRequest` error; otherwise `nil`.
+    public var reason: String? {
+        if case .reason(let reason) = kind.detail { return reason }
+        return nil
+    }
+
+    /// The limit exceeded, for a `responseTooLarge` (bytes), `tooManyRedirects` (redirects) or
+    /// `streamBufferFull` (elements or bytes) error; otherwise `nil`.
+    public var limit: Int64? {
+        if case .limit(let limit) = kind.detail { return limit }
+        return nil
+    }
+
+    /// The transport's error, for a `transport` error; otherwise `nil`. Its URLs are redacted.
+    public var urlError: URLError? {
+        if case .urlError(let error) = kind.detail { return error }
+        return nil
+    }
+
+    /// What went wrong with the secure connection, for a `tls` error; otherwise `nil`.
+    public var tlsFailure: TLSFailure? {
+        if case .tls(let failure) = kind.detail { return failure }
         return nil
     }
 
     /// Whether the server refused the request's credentials (401 or 403), or renewing them failed
     /// (``AuthorizationRefreshError``).
     public var isAuthenticationFailure: Bool {
-        if case .other(let error) = kind, error is AuthorizationRefreshError { return true }
+        if kind == .other, underlyingError is AuthorizationRefreshError { return true }
         return statusCode == 401 || statusCode == 403
     }
 
-    /// The error this one wraps, if any: the `URLError`, the decoding error, the file error.
+    /// The error this one wraps, if any: the `URLError`, the decoding error, the file error, the ``TLSFailure``.
     public var underlyingError: (any Error)? {
-        switch kind {
-        case .transport(let error): return error
-        case .parsing(let error), .fileSystem(let error), .other(let error): return error
+        switch kind.detail {
+        case .urlError(let error): return error
+        case .underlying(let error): return error
         case .tls(let failure): return failure
-        case .cancelled, .timedOut, .invalidRequest, .unacceptableStatusCode, .responseTooLarge, .tooManyRedirects,
-            .streamBufferFull, .clientShutDown:
-            return nil
+        case .none, .reason, .status, .limit: return nil
         }
     }
 
@@ -129,41 +110,53 @@ public struct ConnectionError: Error, Sendable, LocalizedError, CustomStringConv
     /// A one-sentence message naming the request class.
     public var errorDescription: String? {
         let name = requestTypeName.isEmpty ? "The request" : requestTypeName
-        switch kind {
+        let details = underlyingError.map { Self.describe($0) } ?? "unknown"
+        switch kind.code {
         case .cancelled:
             return "\(name) was cancelled."
         case .timedOut:
             return "\(name) timed out."
-        case .invalidRequest(let reason):
-            return "\(name) is not a valid request: \(reason)"
-        case .transport(let error):
-            return "\(name) could not reach the server: \(Self.describe(error))"
-        case .unacceptableStatusCode(let status, _) where status == 401 || status == 403:
-            return "\(name): your credentials could not be authenticated. Check them and try again."
-        case .unacceptableStatusCode(let status, _):
-            let reason = HTTPURLResponse.localizedString(forStatusCode: status)
-            return "\(name) failed: the server answered \(status) \(reason)."
-        case .parsing(let error):
-            return "\(name) could not read the response: \(Self.describe(error))"
-        case .fileSystem(let error)
-        where error is OfflineQueueError || (error as? POSIXFileError)?.isOfflineQueue == true:
-            let subject = requestTypeName.isEmpty ? "The offline queue" : "\(name) in the offline queue"
-            return "\(subject) failed: \(Self.describe(error))"
-        case .fileSystem(let error):
-            return "\(name) could not save the response: \(Self.describe(error))"
-        case .responseTooLarge(let limit):
-            return "\(name) failed: the response is larger than its limit of \(limit) bytes."
-        case .tooManyRedirects(let limit):
-            return "\(name) failed: more than \(limit) redirects."
-        case .streamBufferFull(let limit):
-            return "\(name) failed: its consumer fell behind by more than \(limit) elements or bytes."
-        case .tls(let failure):
-            return "\(name) could not make a secure connection: \(failure)"
+        case .invalidRequest:
+            return "\(name) is not a valid request: \(reason ?? "unknown")"
+        case .transport:
+            return "\(name) could not reach the server: \(details)"
+        case .unacceptableStatusCode:
+            return Self.statusMessage(name, status: statusCode)
+        case .parsing:
+            return "\(name) could not read the response: \(details)"
+        case .fileSystem:
+            return fileSystemMessage(name, details: details)
+        case .responseTooLarge:
+            return "\(name) failed: the response is larger than its limit of \(limit ?? 0) bytes."
+        case .tooManyRedirects:
+            return "\(name) failed: more than \(limit ?? 0) redirects."
+        case .streamBufferFull:
+            return "\(name) failed: its consumer fell behind by more than \(limit ?? 0) elements or bytes."
+        case .tls:
+            return "\(name) could not make a secure connection: \(tlsFailure.map { "\($0)" } ?? "unknown")"
         case .clientShutDown:
             return "\(name) was not started: its ConnectionClient is shut down."
-        case .other(let error):
-            return "\(name) failed: \(Self.describe(error))"
+        case .other:
+            return "\(name) failed: \(details)"
         }
+    }
+
+    private static func statusMessage(_ name: String, status: Int?) -> String {
+        guard let status else { return "\(name) failed: the server answered with an unacceptable status." }
+        if status == 401 || status == 403 {
+            return "\(name): your credentials could not be authenticated. Check them and try again."
+        }
+        let reason = HTTPURLResponse.localizedString(forStatusCode: status)
+        return "\(name) failed: the server answered \(status) \(reason)."
+    }
+
+    private func fileSystemMessage(_ name: String, details: String) -> String {
+        let error = underlyingError
+        guard error is OfflineQueueError || (error as? POSIXFileError)?.isOfflineQueue == true else {
+            return "\(name) could not save the response: \(details)"
+        }
+        let subject = requestTypeName.isEmpty ? "The offline queue" : "\(name) in the offline queue"
+        return "\(subject) failed: \(details)"
     }
 
     /// The same as ``errorDescription``.
@@ -171,29 +164,10 @@ public struct ConnectionError: Error, Sendable, LocalizedError, CustomStringConv
 
     /// The message plus the kind, error code and redacted URL, for logs.
     public var debugDescription: String {
-        var parts = ["ConnectionError.\(kindName)", description]
+        var parts = ["ConnectionError.\(kind.name)", description]
         if errorCode != 0 { parts.append("errorCode=\(errorCode)") }
         if let redactedURL { parts.append("url=\(redactedURL)") }
         return parts.joined(separator: " ")
-    }
-
-    /// The kind's case name, e.g. `unacceptableStatusCode`.
-    var kindName: String {
-        switch kind {
-        case .cancelled: return "cancelled"
-        case .timedOut: return "timedOut"
-        case .invalidRequest: return "invalidRequest"
-        case .transport: return "transport"
-        case .unacceptableStatusCode: return "unacceptableStatusCode"
-        case .parsing: return "parsing"
-        case .fileSystem: return "fileSystem"
-        case .responseTooLarge: return "responseTooLarge"
-        case .tooManyRedirects: return "tooManyRedirects"
-        case .streamBufferFull: return "streamBufferFull"
-        case .tls: return "tls"
-        case .clientShutDown: return "clientShutDown"
-        case .other: return "other"
-        }
     }
 
     private static func describe(_ error: any Error) -> String {

@@ -176,10 +176,10 @@ extension AnyConnectionRequest {
     }
 
     /// A transfer failed (transport error, timeout, bad status, size limit…): retry or end.
-    func attemptFailed(_ number: TransferNumber, error: ConnectionError, response: HTTPURLResponse?) {
+    func attemptFailed(_ number: TransferNumber, error: ConnectionError, response: TransportResponse?) {
         guard let claimed = claimTransfer(number) else { return }
         claimed.transfer?.abandon()
-        retryOrFail(run: number.run, attempt: claimed.attempt, error: error, response: response)
+        retryOrFail(run: number.run, attempt: claimed.attempt, error: error, response: response.map(hookResponse))
     }
 
     // MARK: - Errors
@@ -200,7 +200,7 @@ extension AnyConnectionRequest {
         if result.requestTypeName.isEmpty { result.requestTypeName = typeName }
         if result.errorCode == 0 { result.errorCode = errorCode }
         if result.redactedURL == nil { result.redactedURL = storage.withLock { $0.redactedURL } }
-        if case .transport(let urlError) = result.kind {
+        if let urlError = result.urlError {
             result.kind = .transport(Redaction.scrubbed(urlError, secretQueryItems: secretQueryItems))
         }
         return result

@@ -7,23 +7,25 @@ import Foundation
 extension AnyConnectionRequest {
     // MARK: - Transfer events (from TransferContext)
 
-    /// A response arrived: records it and says where its body goes. Runs on the transport's thread, so the
-    /// `HTTPURLResponse` is built here only when the body goes to a file or a stream (``TransportResponse``).
+    /// A response arrived: records it and says where its body goes. Runs on the transport's thread; no
+    /// `HTTPURLResponse` is built (``TransportResponse``).
     func transferDidReceive(response: TransportResponse, transfer: TransferNumber, fileTarget: FileTarget?)
         -> SinkChoice
     {
         let isRedirect = followsRedirects && RedirectRule.isRedirect(response)
         let limit = maximumResponseBodySize
         let expected = response.head.expectedBodyLength
-        let foundation = (fileTarget != nil && !isRedirect) || isStreaming ? response.httpResponse : nil
-        let placement = foundation.flatMap { fileTarget?.placement(for: $0) } ?? .notSaved
+        let saved = fileTarget != nil && !isRedirect
+        let placement = saved ? fileTarget?.placement(for: ConnectionResponse(response, metrics: nil)) : nil
+        var metrics: ConnectionAttemptMetrics?
         let current: Bool = storage.withLock { state in
             guard case .proceed = state.lifecycle.handle(.response(transfer)) else { return false }
+            defer { metrics = state.attemptMetrics.last }
             state.response = response
             state.noteResponseStarted(at: Date())
             state.lastActivity = .now()
             state.download.expected = expected
-            if case .append(let offset, let total) = placement {
+            if case .append(let offset, let total)? = placement {
                 // Progress covers the whole file, the part saved by an earlier transfer included.
                 state.download.completed = offset
                 state.download.expected = total ?? expected.map { $0 + offset }
@@ -32,15 +34,16 @@ extension AnyConnectionRequest {
         }
         guard current else { return .ignore }
         if let error = headProblem(response.head) {
-            attemptFailed(transfer, error: error, response: response.httpResponse)
+            attemptFailed(transfer, error: error, response: response)
             return .ignore
         }
         if isRedirect { return .discard }
-        if let fileTarget, let foundation, let choice = fileChoice(placement, fileTarget, foundation, transfer) {
+        let head = ConnectionResponse(response, metrics: metrics)
+        if let fileTarget, let placement, let choice = fileChoice(placement, fileTarget, head, transfer) {
             return choice
         }
         do {
-            if let foundation, let sink = try streamSink(for: foundation, run: transfer.run) { return .stream(sink) }
+            if isStreaming, let sink = try streamSink(for: head, run: transfer.run) { return .stream(sink) }
         } catch {
             // The answer is not a stream this request can read (an event stream answered with 204 or
             // another content type): not retried, whatever the policy.
@@ -51,7 +54,7 @@ extension AnyConnectionRequest {
         }
         if let expected, expected > limit {
             let error = ConnectionError(.responseTooLarge(limit: limit))
-            attemptFailed(transfer, error: error, response: response.httpResponse)
+            attemptFailed(transfer, error: error, response: response)
             return .ignore
         }
         return .memory(limit: limit, expected: expected)
@@ -59,7 +62,7 @@ extension AnyConnectionRequest {
 
     /// Where the body of `response` goes when the request saves to `fileTarget`; `nil` when it is not saved.
     private func fileChoice(
-        _ placement: FileTarget.Placement, _ fileTarget: FileTarget, _ response: HTTPURLResponse,
+        _ placement: FileTarget.Placement, _ fileTarget: FileTarget, _ response: ConnectionResponse,
         _ transfer: TransferNumber
     ) -> SinkChoice? {
         switch placement {
@@ -133,7 +136,7 @@ extension AnyConnectionRequest {
 
     /// The transfer ended (on the processing queue): follow a redirect, fail, or validate and parse.
     func transferDidComplete(
-        _ transfer: TransferNumber, response: HTTPURLResponse?, error: (any Error)?, sink: (any BodySink)?
+        _ transfer: TransferNumber, response: TransportResponse?, error: (any Error)?, sink: (any BodySink)?
     ) {
         if let error {
             sink?.discard()
@@ -167,21 +170,22 @@ extension AnyConnectionRequest {
             return
         }
         runClient.notify(.receivedBody(body), for: self)
+        let head = hookResponse(response)
         do {
-            try validate(response, data: body.inMemoryData)
+            try validate(head, data: body.inMemoryData)
         } catch {
             body.discard()
-            retryOrFail(run: run, attempt: claimed.attempt, error: contextualize(error), response: response)
+            retryOrFail(run: run, attempt: claimed.attempt, error: contextualize(error), response: head)
             return
         }
         let output: any Sendable
         do {
-            output = try produceOutput(body: body, response: response)
+            output = try produceOutput(body: body, response: head)
         } catch {
             body.discard()
             retryOrFail(
                 run: run, attempt: claimed.attempt, error: contextualize(error, as: { .parsing(underlying: $0) }),
-                response: response)
+                response: head)
             return
         }
         if !finish(run: run, outcome: .success(output), commit: body.commit) {
@@ -190,7 +194,7 @@ extension AnyConnectionRequest {
     }
 
     /// Sends the next hop of a redirect, or fails when the limit is reached.
-    private func followRedirect(_ response: HTTPURLResponse, transfer: TransferNumber) {
+    private func followRedirect(_ response: TransportResponse, transfer: TransferNumber) {
         let limit = maximumRedirects
         var sent: (request: URLRequest?, redirects: Int) = (nil, 0)
         let claimed = claimTransfer(transfer) { state in
@@ -221,6 +225,11 @@ extension AnyConnectionRequest {
             return
         }
         beginTransfer(run: run, request: next)
+    }
+
+    /// `response` as the hooks see it, with what is known of the current attempt's metrics.
+    func hookResponse(_ response: TransportResponse) -> ConnectionResponse {
+        ConnectionResponse(response, metrics: storage.withLock { $0.attemptMetrics.last })
     }
 
     /// A progress report, handed out of the lock.

@@ -8,7 +8,7 @@ extension AnyConnectionRequest {
     // MARK: - Retries
 
     /// Asks ``retryDecision(for:attempt:response:)`` and either waits and retries, or ends the run.
-    func retryOrFail(run: RunNumber, attempt: Int, error: ConnectionError, response: HTTPURLResponse?) {
+    func retryOrFail(run: RunNumber, attempt: Int, error: ConnectionError, response: ConnectionResponse?) {
         let error = contextualize(error)
         if refreshAuthorization(run: run, attempt: attempt, after: error) { return }
         guard case .retry(let delay) = retryDecision(for: error, attempt: attempt, response: response) else {

@@ -57,7 +57,7 @@ final class TransferContext: TransferReceiver, @unchecked Sendable {
             previous?.discard()
             if abandoned { newSink.discard() }
         } catch {
-            fail(request.contextualize(error, as: { .fileSystem(underlying: $0) }), response: response.httpResponse)
+            fail(request.contextualize(error, as: { .fileSystem(underlying: $0) }), response: response)
         }
     }
 
@@ -85,9 +85,7 @@ final class TransferContext: TransferReceiver, @unchecked Sendable {
         let (transfer, request) = (self.transfer, self.request)
         let finishedBody = SendableBox(body)
         processingQueue.async {
-            // The `HTTPURLResponse` is built here, off the transport's thread (``TransportResponse``).
-            request.transferDidComplete(
-                transfer, response: response?.httpResponse, error: error, sink: finishedBody.value)
+            request.transferDidComplete(transfer, response: response, error: error, sink: finishedBody.value)
         }
     }
 
@@ -111,7 +109,7 @@ final class TransferContext: TransferReceiver, @unchecked Sendable {
         body?.discard()
     }
 
-    private func fail(_ error: ConnectionError, response: HTTPURLResponse?) {
+    private func fail(_ error: ConnectionError, response: TransportResponse?) {
         abandon()
         request.attemptFailed(transfer, error: error, response: response)
     }

@@ -94,7 +94,7 @@ extension OfflineQueue {
             self?.attemptSucceeded(operation, body: data)
         }
         request.failureHandler = { [weak self, weak request] error in
-            self?.attemptFailed(operation, error: error, response: request?.urlResponse)
+            self?.attemptFailed(operation, error: error, response: request?.responseHead)
         }
         // Asked of the delivery machine again, with the request registered in the same step: `close()` (or
         // `suspend()`) may have run since the first check, and `close()` cancels only what is in flight; a
@@ -144,7 +144,7 @@ extension OfflineQueue {
         step(.attemptEnded, onWorker: true)
     }
 
-    private func attemptFailed(_ operation: QueuedOperation, error: any Error, response: HTTPURLResponse?) {
+    private func attemptFailed(_ operation: QueuedOperation, error: any Error, response: ConnectionResponse?) {
         let endedAt = Date()
         let error = (error as? ConnectionError) ?? ConnectionError(.other(underlying: error))
         let unreachable = Self.isUnreachable(error, responseArrived: response != nil)
@@ -190,10 +190,7 @@ extension OfflineQueue {
         if let status = error.statusCode, (400..<500).contains(status), status != 408, status != 429 { return "" }
         switch error.kind {
         case .transport, .timedOut, .cancelled, .unacceptableStatusCode: break
-        case .invalidRequest, .parsing, .fileSystem, .responseTooLarge, .tooManyRedirects, .streamBufferFull, .tls,
-            .clientShutDown,
-            .other:
-            return ""
+        default: return ""
         }
         if let limit = configuration.maximumAttempts, operation.attempts >= limit {
             return "after \(operation.attempts) attempts"

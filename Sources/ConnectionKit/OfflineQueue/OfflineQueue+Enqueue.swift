@@ -19,7 +19,7 @@ extension OfflineQueue {
     public func start(_ request: AnyConnectionRequest, onOffline: @escaping @Sendable (QueuedOperation) -> Void) {
         OfflineInterception.shared.intercept(request) { [weak self, weak request] error in
             guard let self, let request,
-                Self.isUnreachable(error, responseArrived: request.urlResponse != nil)
+                Self.isUnreachable(error, responseArrived: request.responseHead != nil)
             else { return false }
             self.storeOffline(request, failedWith: error, onOffline: onOffline)
             return true
@@ -180,14 +180,10 @@ extension OfflineQueue {
 
     /// Whether `error` means the network (not the server) failed: the errors that queue a request.
     static func isUnreachable(_ error: ConnectionError, responseArrived: Bool) -> Bool {
-        switch error.kind {
-        case .transport(let urlError):
+        if let urlError = error.urlError {
             return unreachableCodes.contains(urlError.code) && !(urlError.code == .timedOut && responseArrived)
-        case .timedOut:
-            return !responseArrived
-        default:
-            return false
         }
+        return error.kind == .timedOut && !responseArrived
     }
 
     /// `url` without a password and without the values of `secretQueryItems`; returns the names removed.

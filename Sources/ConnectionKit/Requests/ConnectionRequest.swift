@@ -36,7 +36,7 @@ open class ConnectionRequest<Output: Sendable>: AnyConnectionRequest, @unchecked
     /// `parsing` error saying so). A thrown error fails the request as `.parsing`.
     ///
     /// When the body was saved to a file, `data` maps that file rather than copying it.
-    open func parseCompletionData(_ data: Data, response: HTTPURLResponse) throws -> Output {
+    open func parseCompletionData(_ data: Data, response: ConnectionResponse) throws -> Output {
         if let data = data as? Output { return data }
         throw ConnectionError(
             .parsing(
@@ -79,7 +79,7 @@ open class ConnectionRequest<Output: Sendable>: AnyConnectionRequest, @unchecked
 
     // MARK: - Output plumbing
 
-    override func produceOutput(body: CompletedBody, response: HTTPURLResponse) throws -> any Sendable {
+    override func produceOutput(body: CompletedBody, response: ConnectionResponse) throws -> any Sendable {
         try parseCompletionData(try body.data(), response: response)
     }
 

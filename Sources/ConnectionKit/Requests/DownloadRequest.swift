@@ -38,7 +38,7 @@ open class DownloadRequest: ConnectionRequest<URL>, @unchecked Sendable {
 
     /// Returns the saved file's URL. Starting without a ``AnyConnectionRequest/fileDestination``
     /// fails with `invalidRequest`.
-    open override func parseCompletionData(_ data: Data, response: HTTPURLResponse) throws -> URL {
+    open override func parseCompletionData(_ data: Data, response: ConnectionResponse) throws -> URL {
         guard let destination = fileDestination else {
             throw ConnectionError(.invalidRequest(reason: "\(Self.self) has no fileDestination."))
         }
@@ -54,7 +54,7 @@ open class DownloadRequest: ConnectionRequest<URL>, @unchecked Sendable {
         return try super.makeURLRequest()
     }
 
-    override func produceOutput(body: CompletedBody, response: HTTPURLResponse) throws -> any Sendable {
+    override func produceOutput(body: CompletedBody, response: ConnectionResponse) throws -> any Sendable {
         guard case .file(let partial) = body else {
             throw ConnectionError(.invalidRequest(reason: "\(Self.self) has no fileDestination."))
         }

@@ -63,7 +63,7 @@ open class JSONConnectionRequest<Output: Decodable & Sendable>: ConnectionReques
     }
 
     /// Decodes `data` as `Output`. An empty body throws a `parsing` error saying so.
-    open override func parseCompletionData(_ data: Data, response: HTTPURLResponse) throws -> Output {
+    open override func parseCompletionData(_ data: Data, response: ConnectionResponse) throws -> Output {
         guard !data.isEmpty else {
             throw ConnectionError(
                 .parsing(underlying: EmptyBody(status: response.statusCode, expected: String(describing: Output.self))))

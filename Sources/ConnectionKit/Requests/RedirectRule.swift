@@ -10,11 +10,7 @@ import Foundation
 enum RedirectRule {
     static let statuses: Set<Int> = [301, 302, 303, 307, 308]
 
-    static func isRedirect(_ response: HTTPURLResponse) -> Bool {
-        statuses.contains(response.statusCode) && response.value(forHTTPHeaderField: "Location") != nil
-    }
-
-    /// The same test on a response as a transport hands it over (without building its `HTTPURLResponse`).
+    /// Whether `response` is a redirect to follow: a redirect status with a `Location`.
     static func isRedirect(_ response: TransportResponse) -> Bool {
         statuses.contains(response.statusCode) && response.head.hasLocation
     }
@@ -22,9 +18,9 @@ enum RedirectRule {
     /// The request for the next hop, or `nil` when the `Location` is unusable. Crossing to another origin
     /// drops every secret header: `Authorization`, `Proxy-Authorization`, `Cookie` and `secretHeaderFields`.
     static func nextRequest(
-        after response: HTTPURLResponse, from previous: URLRequest, secretHeaderFields: Set<String>
+        after response: TransportResponse, from previous: URLRequest, secretHeaderFields: Set<String>
     ) -> URLRequest? {
-        guard let location = response.value(forHTTPHeaderField: "Location"),
+        guard let location = response.head.value(forName: "Location"),
             let resolved = URL(string: location, relativeTo: previous.url)?.absoluteURL,
             let target = withoutServerCredentials(resolved, location)
         else { return nil }

@@ -112,8 +112,8 @@ public struct RetryPolicy: Sendable, Hashable {
         }
         switch error.kind {
         case .timedOut: return retriesTimeouts
-        case .transport(let urlError): return retryableURLErrorCodes.contains(urlError.code)
-        case .unacceptableStatusCode(let status, _): return retryableStatusCodes.contains(status)
+        case .transport: return error.urlError.map { retryableURLErrorCodes.contains($0.code) } ?? false
+        case .unacceptableStatusCode: return error.statusCode.map { retryableStatusCodes.contains($0) } ?? false
         default: return false
         }
     }
@@ -143,7 +143,7 @@ public struct RetryPolicy: Sendable, Hashable {
 
     /// The wait a `Retry-After` header asks for (delta-seconds or an HTTP date), capped at
     /// `maximumRetryAfter`; `nil` when absent, unparsable, or not honoured.
-    public func retryAfterDelay(from response: HTTPURLResponse?, now: Date = Date()) -> TimeInterval? {
+    public func retryAfterDelay(from response: ConnectionResponse?, now: Date = Date()) -> TimeInterval? {
         guard honoursRetryAfter, let value = response?.value(forHTTPHeaderField: "Retry-After") else { return nil }
         let trimmed = value.trimmingCharacters(in: .whitespaces)
         let cap = Self.sanitizedWait(maximumRetryAfter)

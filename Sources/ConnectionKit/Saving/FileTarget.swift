@@ -29,7 +29,7 @@ struct FileTarget: Sendable {
         case notSaved
     }
 
-    func placement(for response: HTTPURLResponse) -> Placement {
+    func placement(for response: ConnectionResponse) -> Placement {
         let status = response.statusCode
         if let resumePoint {
             if status == 416 { return .restart }

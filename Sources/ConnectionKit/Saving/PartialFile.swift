@@ -149,7 +149,7 @@ struct PartialFile: Sendable {
 
     /// The validator to resume `response`'s body with: a strong `ETag`, else `Last-Modified`
     /// (`If-Range` must not carry a weak `ETag`, RFC 9110 §13.1.5); `nil` when there is neither.
-    static func validator(of response: HTTPURLResponse) -> String? {
+    static func validator(of response: ConnectionResponse) -> String? {
         if let etag = response.value(forHTTPHeaderField: "ETag"), !etag.isEmpty, !etag.hasPrefix("W/") {
             return etag
         }

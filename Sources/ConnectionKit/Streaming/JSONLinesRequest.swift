@@ -44,7 +44,7 @@ open class JSONLinesRequest<Value: Decodable & Sendable>: StreamingConnectionReq
 
     /// A ``JSONLinesDecoder`` with ``decoder``, ``skipsInvalidLines`` and
     /// ``StreamingConnectionRequest/maximumElementSize`` as its line limit.
-    open override func makeDecoder(for response: HTTPURLResponse) throws -> any StreamDecoder<Value> {
+    open override func makeDecoder(for response: ConnectionResponse) throws -> any StreamDecoder<Value> {
         JSONLinesDecoder<Value>(
             decoder: decoder, skipsInvalidLines: skipsInvalidLines, maximumLineSize: maximumElementSize)
     }

@@ -21,7 +21,7 @@ open class LineStreamRequest: StreamingConnectionRequest<String>, @unchecked Sen
     }
 
     /// A ``LineDecoder`` limited to ``StreamingConnectionRequest/maximumElementSize`` per line.
-    open override func makeDecoder(for response: HTTPURLResponse) throws -> any StreamDecoder<String> {
+    open override func makeDecoder(for response: ConnectionResponse) throws -> any StreamDecoder<String> {
         LineDecoder(maximumLineSize: maximumElementSize)
     }
 }

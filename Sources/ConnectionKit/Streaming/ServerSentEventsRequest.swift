@@ -87,14 +87,14 @@ open class ServerSentEventsRequest: StreamingConnectionRequest<ServerSentEvent>,
 
     /// An ``SSEDecoder`` starting from ``lastEventID``, limited to
     /// ``StreamingConnectionRequest/maximumElementSize`` per event.
-    open override func makeDecoder(for response: HTTPURLResponse) throws -> any StreamDecoder<ServerSentEvent> {
+    open override func makeDecoder(for response: ConnectionResponse) throws -> any StreamDecoder<ServerSentEvent> {
         SSEDecoder(lastEventID: lastEventID, maximumEventSize: maximumElementSize)
     }
 
     /// The policy's decision, counting only the attempts since the last one that brought an event, and
     /// waiting the server's `retry` time when it sent one; held between ``minimumReconnectionTime`` and
     /// the policy's longest wait, and doubled for each connection in a row that dropped within 10 s.
-    open override func retryDecision(for error: ConnectionError, attempt: Int, response: HTTPURLResponse?)
+    open override func retryDecision(for error: ConnectionError, attempt: Int, response: ConnectionResponse?)
         -> RetryDecision
     {
         let withEvents = resumption.withLock { $0.attemptWithEvents }
@@ -115,7 +115,7 @@ open class ServerSentEventsRequest: StreamingConnectionRequest<ServerSentEvent>,
 
     // MARK: - Plumbing
 
-    override func streamSink(for response: HTTPURLResponse, run: RunNumber) throws -> (any BodySink)? {
+    override func streamSink(for response: ConnectionResponse, run: RunNumber) throws -> (any BodySink)? {
         if response.statusCode == 204 {
             throw ConnectionError(.unacceptableStatusCode(204, body: nil))
         }

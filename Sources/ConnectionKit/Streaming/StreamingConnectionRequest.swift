@@ -11,7 +11,7 @@ import Foundation
 /// ```swift
 /// final class FollowLog: StreamingConnectionRequest<String>, @unchecked Sendable {
 ///     override var url: URL? { URL(string: "https://api.example.com/log") }
-///     override func makeDecoder(for response: HTTPURLResponse) throws -> any StreamDecoder<String> {
+///     override func makeDecoder(for response: ConnectionResponse) throws -> any StreamDecoder<String> {
 ///         LineDecoder(maximumLineSize: maximumElementSize)
 ///     }
 /// }
@@ -46,7 +46,7 @@ open class StreamingConnectionRequest<Element: Sendable>: ConnectionRequest<Int>
     /// Makes the decoder that cuts the body of `response` (a 2xx) into elements; called once per
     /// response. Default: throws, saying that the class must override it (the request then fails as
     /// `.parsing` without a retry). Throw to refuse a response that is not a stream of yours.
-    open func makeDecoder(for response: HTTPURLResponse) throws -> any StreamDecoder<Element> {
+    open func makeDecoder(for response: ConnectionResponse) throws -> any StreamDecoder<Element> {
         throw ConnectionError(
             .parsing(
                 underlying: MissingParser(
@@ -104,7 +104,7 @@ open class StreamingConnectionRequest<Element: Sendable>: ConnectionRequest<Int>
     // MARK: - Output plumbing
 
     /// The number of elements received: the output of a stream that ends.
-    open override func parseCompletionData(_ data: Data, response: HTTPURLResponse) throws -> Int {
+    open override func parseCompletionData(_ data: Data, response: ConnectionResponse) throws -> Int {
         streaming.withLock { $0.received }
     }
 
@@ -112,7 +112,7 @@ open class StreamingConnectionRequest<Element: Sendable>: ConnectionRequest<Int>
 
     override var isStreaming: Bool { true }
 
-    override func streamSink(for response: HTTPURLResponse, run: RunNumber) throws -> (any BodySink)? {
+    override func streamSink(for response: ConnectionResponse, run: RunNumber) throws -> (any BodySink)? {
         // A non-2xx body is kept whole for `validate(_:data:)`.
         guard (200..<300).contains(response.statusCode) else { return nil }
         let decoder = try makeDecoder(for: response)

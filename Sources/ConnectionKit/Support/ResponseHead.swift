@@ -55,6 +55,25 @@ struct ResponseHead: Sendable {
         return length
     }
 
+    /// The value of the field `name`, compared without regard to ASCII case (field names are
+    /// case-insensitive, RFC 9110 §5.1); `nil` when there is none.
+    func value(forName name: String) -> String? {
+        if let exact = fields[name] { return exact }
+        for (field, value) in fields where Self.sameName(field, name) { return value }
+        return nil
+    }
+
+    /// Whether the two names are equal without regard to ASCII case.
+    static func sameName(_ lhs: String, _ rhs: String) -> Bool {
+        guard lhs.utf8.count == rhs.utf8.count else { return false }
+        for (left, right) in zip(lhs.utf8, rhs.utf8) where left != right {
+            let foldedLeft = (0x41...0x5A).contains(left) ? left | 0x20 : left
+            let foldedRight = (0x41...0x5A).contains(right) ? right | 0x20 : right
+            if foldedLeft != foldedRight { return false }
+        }
+        return true
+    }
+
     /// Whether `name` is `lowercase` (ASCII, lower case) in any case.
     static func name(_ name: String, is lowercase: StaticString) -> Bool {
         lowercase.withUTF8Buffer { expected in

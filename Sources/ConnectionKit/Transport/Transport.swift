@@ -15,7 +15,7 @@ import Foundation
 /// - It decodes the body (`Content-Encoding`) and delivers headers as received; the request counts
 ///   the decoded bytes and ignores `Content-Length` when the body was encoded.
 /// - It hands the response over as a ``TransportResponse``: the status and the header fields, read once;
-///   the `HTTPURLResponse` is built from them on first use, off the transport's thread when it can be.
+///   the `HTTPURLResponse` is built from them only when user code asks for one (``ConnectionResponse``).
 /// - It does not time out a quiet transfer: the request enforces `timeoutInterval`
 ///   (`URLRequest.timeoutInterval` carries it). A transport's own timer, if it has one, is pushed past it.
 /// - It maps its own failures to `URLError` codes (or a `ConnectionError` for a size limit), so that
@@ -54,7 +54,7 @@ extension Transport {
 /// The events of one transfer, delivered serially, never after `transferDidComplete` or after
 /// the transfer's handle was cancelled.
 protocol TransferReceiver: AnyObject, Sendable {
-    /// A response arrived: its status and header fields, its `HTTPURLResponse` built on first use.
+    /// A response arrived: its status and header fields, its `HTTPURLResponse` built only on demand.
     func transferDidReceive(response: TransportResponse)
     func transferDidReceive(data: Data)
     func transferDidSend(totalBytes: Int64, expectedBytes: Int64)

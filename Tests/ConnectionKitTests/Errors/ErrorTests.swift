@@ -42,7 +42,7 @@ private final class ErrorsInside200: APIRequest, @unchecked Sendable {
 
 /// Accepts every status.
 private final class AcceptsAnything: FetchData, @unchecked Sendable {
-    override func validate(_ response: HTTPURLResponse, data: Data?) throws {}
+    override func validate(_ response: ConnectionResponse, data: Data?) throws {}
 }
 
 private final class NoURL: ConnectionRequest<Data>, @unchecked Sendable {}
@@ -72,11 +72,11 @@ private final class CustomErrorCode: FetchData, @unchecked Sendable {
     override var errorCode: Int { 4242 }
     override var timeoutInterval: TimeInterval { timeout }
     override var maximumResponseBodySize: Int64 { bodyLimit }
-    override func parseCompletionData(_ data: Data, response: HTTPURLResponse) throws -> Data {
+    override func parseCompletionData(_ data: Data, response: ConnectionResponse) throws -> Data {
         if parsingFails { throw CocoaError(.propertyListReadCorrupt) }
         return data
     }
-    override func validate(_ response: HTTPURLResponse, data: Data?) throws {
+    override func validate(_ response: ConnectionResponse, data: Data?) throws {
         // A foreign error: ConnectionKit wraps it as `.other`.
         if validationFails { throw CocoaError(.featureUnsupported) }
         try super.validate(response, data: data)
@@ -98,12 +98,12 @@ struct ErrorTests {
         server.route("/fail") { _ in .status(status, body: "body of \(status)") }
         let request = FetchData(server.url("/fail"))
         let error = try await Endings(request).connectionErrorAfterStart(request)
-        guard case .unacceptableStatusCode(let code, let body) = error.kind else {
+        guard error.kind == .unacceptableStatusCode, let code = error.statusCode else {
             Issue.record("expected unacceptableStatusCode, got \(error)")
             return
         }
         #expect(code == status)
-        #expect(body.map { String(decoding: $0, as: UTF8.self) } == "body of \(status)")
+        #expect(error.responseBody.map { String(decoding: $0, as: UTF8.self) } == "body of \(status)")
         #expect(error.localizedDescription.contains("FetchData"))
         #expect(error.localizedDescription.contains("\(status)"))
         #expect(request.state == .failed)
@@ -184,7 +184,7 @@ struct ErrorTests {
     func missingURL() async throws {
         let request = NoURL()
         let error = try await Endings(request).connectionErrorAfterStart(request)
-        guard case .invalidRequest(let reason) = error.kind else {
+        guard let reason = error.reason else {
             Issue.record("expected invalidRequest, got \(error)")
             return
         }
@@ -199,7 +199,7 @@ struct ErrorTests {
     func unsupportedScheme(url: String) async throws {
         let request = FetchData(URL(string: url))
         let error = try await Endings(request).connectionErrorAfterStart(request)
-        guard case .invalidRequest(let reason) = error.kind else {
+        guard let reason = error.reason else {
             Issue.record("expected invalidRequest, got \(error)")
             return
         }
@@ -212,7 +212,7 @@ struct ErrorTests {
         defer { server.stop() }
         let request = GetWithBody(server.url("/x"))
         let error = try await Endings(request).connectionErrorAfterStart(request)
-        guard case .invalidRequest(let reason) = error.kind else {
+        guard let reason = error.reason else {
             Issue.record("expected invalidRequest, got \(error)")
             return
         }
@@ -229,7 +229,7 @@ struct ErrorTests {
         let url = try #require(URL(string: "http://127.0.0.1:\(refusing.port)/gone"))
         let request = FetchData(url)
         let error = try await Endings(request).connectionErrorAfterStart(request)
-        guard case .transport(let urlError) = error.kind else {
+        guard let urlError = error.urlError else {
             Issue.record("expected transport, got \(error)")
             return
         }

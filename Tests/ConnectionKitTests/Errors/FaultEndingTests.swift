@@ -120,7 +120,7 @@ struct FaultCase: Sendable, CustomTestStringConvertible {
         defer { server.stop() }
         server.route("/loop") { _ in .redirect(to: "/loop") }
         let ending = run(RetryingRequest(server.url("/loop"), policy: testPolicy(attempts: 3)))
-        guard case .tooManyRedirects(let limit)? = ending?.error?.kind else {
+        guard ending?.error?.kind == .tooManyRedirects, let limit = ending?.error?.limit else {
             Issue.record("\(String(describing: ending))")
             return
         }

@@ -91,7 +91,7 @@ import Testing
         // 132 compressed bytes that inflate to 100,000: the limit applies to what is kept in memory.
         let response = TestResponse(headers: [TestHeader("Content-Encoding", "gzip")], body: .data(GzipFixture.zeros))
         let (result, _) = try fetch(GzipPayload.self, response, bodyLimit: 10_000)
-        guard case .failure(let error)? = result, case .responseTooLarge(10_000) = error.kind else {
+        guard case .failure(let error)? = result, error.kind == .responseTooLarge, error.limit == 10_000 else {
             Issue.record("\(String(describing: result))")
             return
         }

@@ -111,7 +111,7 @@ struct OfflineCallbackQueueTests {
         let request = PostNote(base: reservation.baseURL, text: "lost disk")
         request.callbackQueue = callbackQueue
         request.failureHandler = { error in
-            guard case .transport(let urlError)? = (error as? ConnectionError)?.kind,
+            guard let urlError = (error as? ConnectionError)?.urlError,
                 urlError.code == .cannotConnectToHost
             else { return outcomes.append("failed: \(error)") }
             outcomes.append("failed: cannot connect")

@@ -60,7 +60,9 @@ struct OfflineGroupCommitTests {
             try body()
             return nil
         } catch {
-            guard let error = error as? ConnectionError, case .fileSystem(let underlying) = error.kind else {
+            guard let error = error as? ConnectionError, error.kind == .fileSystem,
+                let underlying = error.underlyingError
+            else {
                 return nil
             }
             return underlying as? OfflineQueueError

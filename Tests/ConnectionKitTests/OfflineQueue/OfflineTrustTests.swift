@@ -27,7 +27,9 @@ struct OfflineTrustTests {
             Issue.record("the queue in \(directory.path) was opened", sourceLocation: sourceLocation)
             return ""
         } catch {
-            guard let error = error as? ConnectionError, case .fileSystem(let underlying) = error.kind else {
+            guard let error = error as? ConnectionError, error.kind == .fileSystem,
+                let underlying = error.underlyingError
+            else {
                 Issue.record("not a ConnectionError.fileSystem: \(error)", sourceLocation: sourceLocation)
                 return ""
             }

@@ -141,7 +141,7 @@ struct HookTests {
         defer { server.stop() }
         let request = ConfiguredEcho(server.url("/x"), timeout: timeout)
         let error = try await Endings(request).connectionErrorAfterStart(request)
-        guard case .invalidRequest(let reason) = error.kind else {
+        guard let reason = error.reason else {
             Issue.record("expected invalidRequest, got \(error)")
             return
         }

@@ -138,7 +138,7 @@ struct RequestBodyTests {
         let error = try await #require(throws: ConnectionError.self) {
             try await Send(server.url("/echo"), .get, .form([URLQueryItem(name: "a", value: "1")])).value()
         }
-        guard case .invalidRequest(let reason) = error.kind else {
+        guard let reason = error.reason else {
             Issue.record("expected invalidRequest, got \(error)")
             return
         }

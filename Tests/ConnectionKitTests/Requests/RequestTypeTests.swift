@@ -60,7 +60,7 @@ struct RequestTypeTests {
     func basicWithoutRequest() async throws {
         let request = BasicConnectionRequest()
         let error = try await Endings(request).connectionErrorAfterStart(request)
-        guard case .invalidRequest(let reason) = error.kind else {
+        guard let reason = error.reason else {
             Issue.record("expected invalidRequest, got \(error)")
             return
         }
@@ -145,7 +145,7 @@ struct RequestTypeTests {
         server.route("/mismatch") { _ in .jsonString(#"[{"id": "one", "name": "x"}]"#) }
         let request = FetchCatalog(server.url("/mismatch"))
         let error = try await Endings(request).connectionErrorAfterStart(request)
-        guard case .parsing(let underlying) = error.kind else {
+        guard error.kind == .parsing, let underlying = error.underlyingError else {
             Issue.record("expected parsing, got \(error)")
             return
         }

@@ -10,7 +10,9 @@ import Testing
 /// Signals when it has decided to retry, so that the test can cancel during the wait.
 final class BackoffCancelled: RetryingRequest, @unchecked Sendable {
     let decided = DispatchSemaphore(value: 0)
-    override func retryDecision(for error: ConnectionError, attempt: Int, response: HTTPURLResponse?) -> RetryDecision {
+    override func retryDecision(for error: ConnectionError, attempt: Int, response: ConnectionResponse?)
+        -> RetryDecision
+    {
         defer { decided.signal() }
         return super.retryDecision(for: error, attempt: attempt, response: response)
     }
@@ -18,7 +20,9 @@ final class BackoffCancelled: RetryingRequest, @unchecked Sendable {
 
 /// Cancels itself from inside its own retry decision: the backoff timer is created and then dropped.
 final class CancelsInDecision: RetryingRequest, @unchecked Sendable {
-    override func retryDecision(for error: ConnectionError, attempt: Int, response: HTTPURLResponse?) -> RetryDecision {
+    override func retryDecision(for error: ConnectionError, attempt: Int, response: ConnectionResponse?)
+        -> RetryDecision
+    {
         cancel()
         return .retry(after: 0.01)
     }

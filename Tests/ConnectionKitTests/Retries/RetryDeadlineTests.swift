@@ -12,7 +12,9 @@ import Testing
 final class DecisionRecordingRequest: RetryingRequest, @unchecked Sendable {
     let decisions = Locked<[(decidedAt: Date, delay: TimeInterval)]>([])
 
-    override func retryDecision(for error: ConnectionError, attempt: Int, response: HTTPURLResponse?) -> RetryDecision {
+    override func retryDecision(for error: ConnectionError, attempt: Int, response: ConnectionResponse?)
+        -> RetryDecision
+    {
         let decidedAt = Date()
         let decision = super.retryDecision(for: error, attempt: attempt, response: response)
         if case .retry(let delay) = decision { decisions.withLock { $0.append((decidedAt, delay)) } }

@@ -19,7 +19,9 @@ final class PatientLookup: RetryingRequest, @unchecked Sendable {
         return asked
     }
 
-    override func retryDecision(for error: ConnectionError, attempt: Int, response: HTTPURLResponse?) -> RetryDecision {
+    override func retryDecision(for error: ConnectionError, attempt: Int, response: ConnectionResponse?)
+        -> RetryDecision
+    {
         lock.lock()
         asked.append((attempt, response?.statusCode))
         lock.unlock()
@@ -30,7 +32,9 @@ final class PatientLookup: RetryingRequest, @unchecked Sendable {
 
 /// Refuses every retry, whatever the policy says.
 final class Impatient: RetryingRequest, @unchecked Sendable {
-    override func retryDecision(for error: ConnectionError, attempt: Int, response: HTTPURLResponse?) -> RetryDecision {
+    override func retryDecision(for error: ConnectionError, attempt: Int, response: ConnectionResponse?)
+        -> RetryDecision
+    {
         .doNotRetry
     }
 }
@@ -44,7 +48,9 @@ final class ReparsingRequest: JSONConnectionRequest<[Int]>, @unchecked Sendable 
         super.init()
     }
     override var url: URL? { target }
-    override func retryDecision(for error: ConnectionError, attempt: Int, response: HTTPURLResponse?) -> RetryDecision {
+    override func retryDecision(for error: ConnectionError, attempt: Int, response: ConnectionResponse?)
+        -> RetryDecision
+    {
         if case .parsing = error.kind, attempt == 1 { return .retry(after: 0.05) }
         return super.retryDecision(for: error, attempt: attempt, response: response)
     }
@@ -52,7 +58,9 @@ final class ReparsingRequest: JSONConnectionRequest<[Int]>, @unchecked Sendable 
 
 /// Returns absurd waits: they are clamped, never trapped on.
 final class AbsurdWaits: RetryingRequest, @unchecked Sendable {
-    override func retryDecision(for error: ConnectionError, attempt: Int, response: HTTPURLResponse?) -> RetryDecision {
+    override func retryDecision(for error: ConnectionError, attempt: Int, response: ConnectionResponse?)
+        -> RetryDecision
+    {
         attempt < 3 ? .retry(after: attempt == 1 ? -.infinity : .nan) : .doNotRetry
     }
 }

@@ -8,8 +8,8 @@ import Testing
 
 /// The policy's arithmetic, without a server.
 @Suite(.timeLimit(.minutes(3))) struct RetryPolicyUnitTests {
-    private func response(retryAfter: String?) -> HTTPURLResponse? {
-        HTTPURLResponse(
+    private func response(retryAfter: String?) -> ConnectionResponse? {
+        ConnectionResponse(
             url: URL(string: "http://127.0.0.1/")!, statusCode: 503, httpVersion: "HTTP/1.1",
             headerFields: retryAfter.map { ["Retry-After": $0] } ?? [:])
     }

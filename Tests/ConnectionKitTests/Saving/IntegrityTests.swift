@@ -22,7 +22,8 @@ struct IntegrityTests {
 
     /// The integrity failure inside a `fileSystem` error.
     private func integrityFailure(_ result: Result<URL, any Error>) -> FileIntegrityError? {
-        guard let error = connectionError(result), case .fileSystem(let underlying) = error.kind else { return nil }
+        guard let error = connectionError(result), error.kind == .fileSystem, let underlying = error.underlyingError
+        else { return nil }
         return underlying as? FileIntegrityError
     }
 

@@ -26,7 +26,7 @@ final class SwappedPartialDownload: DownloadRequest, @unchecked Sendable {
 
     override var resumesInterruptedDownloads: Bool { true }
 
-    override func validate(_ response: HTTPURLResponse, data: Data?) throws {
+    override func validate(_ response: ConnectionResponse, data: Data?) throws {
         try super.validate(response, data: data)
         guard let destination = fileDestination else { return }
         let partial = destination.deletingLastPathComponent().appendingPathComponent(

@@ -249,7 +249,9 @@ struct ResumeTests {
 final class RetryingResumableDownload: DownloadRequest, @unchecked Sendable {
     // Safe: no stored state of its own.
     override var resumesInterruptedDownloads: Bool { true }
-    override func retryDecision(for error: ConnectionError, attempt: Int, response: HTTPURLResponse?) -> RetryDecision {
+    override func retryDecision(for error: ConnectionError, attempt: Int, response: ConnectionResponse?)
+        -> RetryDecision
+    {
         attempt < 3 ? .retry(after: 0) : .doNotRetry
     }
 }

@@ -57,7 +57,7 @@ func failure(of request: HostileRequest, sourceLocation: SourceLocation = #_sour
 
 /// The reason of an `invalidRequest` error; records an issue for any other kind.
 func invalidRequestReason(_ error: ConnectionError, sourceLocation: SourceLocation = #_sourceLocation) -> String {
-    guard case .invalidRequest(let reason) = error.kind else {
+    guard let reason = error.reason else {
         Issue.record("expected invalidRequest, got \(error.debugDescription)", sourceLocation: sourceLocation)
         return ""
     }

@@ -27,7 +27,7 @@ import Testing
     func conflictingContentLengthsAreABadServerResponse(headers: String, body: String) async throws {
         let response = Self.raw("HTTP/1.1 200 OK\r\n\(headers)\r\nConnection: close", body: body)
         let ending = try await ending(of: response)
-        guard case .transport(let error)? = ending?.error?.kind, error.code == .badServerResponse else {
+        guard let error = ending?.error?.urlError, error.code == .badServerResponse else {
             Issue.record("expected URLError.badServerResponse, got \(String(describing: ending))")
             return
         }

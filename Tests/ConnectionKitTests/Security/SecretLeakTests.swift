@@ -59,7 +59,7 @@ import Testing
         let port = refusing.port
         let url = try #require(URL(string: "http://user:\(Self.password)@127.0.0.1:\(port)/p?token=\(Self.token)"))
         let error = try await failure(of: HostileRequest(HostileHooks(url: url, secretQuery: ["token"])))
-        guard case .transport(let urlError) = error.kind else {
+        guard let urlError = error.urlError else {
             Issue.record("expected a transport error, got \(error.debugDescription)")
             return
         }

@@ -81,7 +81,7 @@ final class AuthorizedRequest: RetryingRequest, @unchecked Sendable {
         defer { server.stop() }
         server.route("/loop") { _ in .redirect(to: "/loop", status: 307) }
         let ending = run(RetryingRequest(URLRequest(url: server.url("/loop")), redirectLimit: limit))
-        guard case .tooManyRedirects(limit)? = ending?.error?.kind else {
+        guard ending?.error?.kind == .tooManyRedirects, ending?.error?.limit == Int64(limit) else {
             Issue.record("\(String(describing: ending))")
             return
         }
@@ -108,7 +108,7 @@ final class AuthorizedRequest: RetryingRequest, @unchecked Sendable {
         let request = RetryingRequest(
             URLRequest(url: server.url("/big")), policy: testPolicy(attempts: 3), bodyLimit: 1_000)
         let ending = run(request)
-        guard case .responseTooLarge(1_000)? = ending?.error?.kind else {
+        guard ending?.error?.kind == .responseTooLarge, ending?.error?.limit == 1_000 else {
             Issue.record("\(String(describing: ending))")
             return
         }
@@ -145,7 +145,7 @@ final class AuthorizedRequest: RetryingRequest, @unchecked Sendable {
         let started = Date()
         let ending = run(request, timeout: 30)
         let elapsed = Date().timeIntervalSince(started)
-        guard case .responseTooLarge(1_000)? = ending?.error?.kind else {
+        guard ending?.error?.kind == .responseTooLarge, ending?.error?.limit == 1_000 else {
             Issue.record("\(String(describing: ending))")
             return
         }
@@ -171,7 +171,7 @@ final class AuthorizedRequest: RetryingRequest, @unchecked Sendable {
         let small = run(RetryingRequest(URLRequest(url: server.url("/small")), headerLimit: 8 * 1024))
         #expect(small?.data == Data("ok".utf8))
         let large = run(RetryingRequest(URLRequest(url: server.url("/large")), headerLimit: 8 * 1024))
-        guard case .responseTooLarge(8_192)? = large?.error?.kind else {
+        guard large?.error?.kind == .responseTooLarge, large?.error?.limit == 8_192 else {
             Issue.record("\(String(describing: large))")
             return
         }

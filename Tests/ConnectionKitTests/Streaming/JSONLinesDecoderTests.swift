@@ -49,7 +49,8 @@ struct JSONLinesDecoderTests {
             _ = try decoder.decode(Data("01234".utf8))
             _ = try decoder.decode(Data("567890".utf8))
         } throws: { error in
-            guard case .responseTooLarge(10)? = (error as? ConnectionError)?.kind else { return false }
+            guard (error as? ConnectionError)?.kind == .responseTooLarge, (error as? ConnectionError)?.limit == 10
+            else { return false }
             return true
         }
     }

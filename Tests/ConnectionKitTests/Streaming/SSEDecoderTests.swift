@@ -184,7 +184,8 @@ struct SSEDecoderTests {
         #expect {
             _ = try decode([chunk, [UInt8](repeating: 0x61, count: 600)], maximumEventSize: 1000)
         } throws: { error in
-            guard case .responseTooLarge(let limit)? = (error as? ConnectionError)?.kind else { return false }
+            guard (error as? ConnectionError)?.kind == .responseTooLarge, let limit = (error as? ConnectionError)?.limit
+            else { return false }
             return limit == 1000
         }
     }

@@ -72,7 +72,9 @@ struct StreamLimitsTests {
         let recorder = StreamRecorder(request)
         request.start()
         let error = try await recorder.connectionError()
-        guard case .parsing(let underlying) = error.kind, let lineError = underlying as? JSONLinesError else {
+        guard error.kind == .parsing, let underlying = error.underlyingError,
+            let lineError = underlying as? JSONLinesError
+        else {
             Issue.record("expected a JSONLinesError, got \(error)")
             return
         }
@@ -182,7 +184,7 @@ struct StreamLimitsTests {
         request.start()
         let error = try await recorder.connectionError(within: 60)
         let peak = try #require(ProcessMemory.kibibytes("VmHWM"))
-        guard case .streamBufferFull(let limit) = error.kind else {
+        guard error.kind == .streamBufferFull, let limit = error.limit else {
             Issue.record("expected streamBufferFull, got \(error)")
             return
         }

@@ -168,7 +168,7 @@ struct StreamingRequestTests {
         let recorder = StreamRecorder(request, settle: 1)
         request.start()
         let error = try await recorder.connectionError()
-        guard case .parsing(let underlying) = error.kind,
+        guard error.kind == .parsing, let underlying = error.underlyingError,
             case .notAnEventStream(let contentType)? = underlying as? ServerSentEventsError
         else {
             Issue.record("expected notAnEventStream, got \(error)")
@@ -202,7 +202,7 @@ struct StreamingRequestTests {
         let recorder = StreamRecorder(request)
         request.start()
         let error = try await recorder.connectionError()
-        guard case .responseTooLarge(1024) = error.kind else {
+        guard error.kind == .responseTooLarge, error.limit == 1024 else {
             Issue.record("expected responseTooLarge(1024), got \(error)")
             return
         }

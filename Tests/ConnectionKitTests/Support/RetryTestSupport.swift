@@ -166,8 +166,5 @@ func testPolicy(
 
 extension ConnectionError {
     /// The URLError code of a transport error.
-    var urlErrorCode: URLError.Code? {
-        if case .transport(let error) = kind { return error.code }
-        return nil
-    }
+    var urlErrorCode: URLError.Code? { urlError?.code }
 }

@@ -44,7 +44,7 @@ import Testing
         #expect(found.reason.contains("`hook`"))
         #expect(found.reason.contains("X-Key"))
         #expect(!found.reason.contains("secret-value"))
-        guard case .invalidRequest(let reason) = found.connectionError.kind else {
+        guard let reason = found.connectionError.reason else {
             Issue.record("not invalidRequest")
             return
         }

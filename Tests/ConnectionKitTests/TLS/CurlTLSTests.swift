@@ -140,7 +140,7 @@ import Testing
             let port = try LoopbackPort(reusable: false, listening: true)
             let url = try #require(URL(string: "https://127.0.0.1:\(port.port)/"))
             let outcome = await TLSProbe.outcome(TLSProbe(url, tls: TLSConfiguration(pinnedPublicKeys: ["not-a-pin"])))
-            guard case .failure(let error) = outcome, case .invalidRequest(let reason) = error.kind else {
+            guard case .failure(let error) = outcome, let reason = error.reason else {
                 Issue.record("expected invalidRequest, got \(outcome)")
                 return
             }

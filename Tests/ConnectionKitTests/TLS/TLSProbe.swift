@@ -45,7 +45,9 @@ final class TLSProbe: ConnectionRequest<Data>, @unchecked Sendable {
         return try super.makeURLRequest()
     }
 
-    override func retryDecision(for error: ConnectionError, attempt: Int, response: HTTPURLResponse?) -> RetryDecision {
+    override func retryDecision(for error: ConnectionError, attempt: Int, response: ConnectionResponse?)
+        -> RetryDecision
+    {
         let decision = super.retryDecision(for: error, attempt: attempt, response: response)
         if case .retry = decision {
             retryDecisions.withLock { $0.append("retry") }
@@ -70,7 +72,7 @@ final class TLSProbe: ConnectionRequest<Data>, @unchecked Sendable {
 extension Result where Success == String, Failure == ConnectionError {
     /// The TLS failure, when the request ended with one.
     var tlsFailure: TLSFailure? {
-        guard case .failure(let error) = self, case .tls(let failure) = error.kind else { return nil }
+        guard case .failure(let error) = self, let failure = error.tlsFailure else { return nil }
         return failure
     }
 

@@ -57,7 +57,7 @@ struct URLSessionTLSTests {
         let https = try #require(URL(string: "https://a.example/x"))
         let http = try #require(URL(string: "http://a.example/y"))
         let refusal = TLSRouting.redirectRefusal(from: https, to: http, tls: .default)
-        guard case .tls(let failure)? = refusal?.kind else {
+        guard let failure = refusal?.tlsFailure else {
             Issue.record("expected a TLS refusal, got \(String(describing: refusal))")
             return
         }

@@ -91,7 +91,7 @@ import Testing
             let proxyURL = try #require(URL(string: "http://\(Self.user):\(Self.password)@127.0.0.1:\(closed.port)"))
             let request = ProxiedProbe(server.url("/hello"), through: proxyURL, over: libcurl)
             let error = try await connectionError(of: request)
-            guard case .transport(let urlError) = error.kind else {
+            guard let urlError = error.urlError else {
                 Issue.record("expected a transport error, got \(error)")
                 return
             }
@@ -115,7 +115,7 @@ import Testing
             let proxyURL = try #require(URL(string: "http://\(Self.user):\(Self.password)@127.0.0.1:9"))
             let request = ProxiedProbe(server.url("/hello"), through: proxyURL, over: .urlSession)
             let error = try await connectionError(of: request)
-            guard case .invalidRequest(let reason) = error.kind else {
+            guard let reason = error.reason else {
                 Issue.record("expected invalidRequest, got \(error)")
                 return
             }
@@ -134,7 +134,7 @@ import Testing
             let proxyURL = try #require(URL(string: "ftp://127.0.0.1:21"))
             let request = ProxiedProbe(server.url("/hello"), through: proxyURL, over: libcurl)
             let error = try await connectionError(of: request)
-            guard case .invalidRequest(let reason) = error.kind else {
+            guard let reason = error.reason else {
                 Issue.record("expected invalidRequest, got \(error)")
                 return
             }

@@ -15,7 +15,7 @@ import Testing
 fileprivate final class FetchMotto: ConnectionRequest<String>, @unchecked Sendable {
     override var url: URL? { URL(string: "https://api.example.com/motto.txt") }
 
-    override func parseCompletionData(_ data: Data, response: HTTPURLResponse) throws -> String {
+    override func parseCompletionData(_ data: Data, response: ConnectionResponse) throws -> String {
         guard let text = String(data: data, encoding: .utf8) else { throw MottoError.notUTF8 }
         return text.trimmingCharacters(in: .whitespacesAndNewlines)
     }
@@ -24,6 +24,36 @@ fileprivate final class FetchMotto: ConnectionRequest<String>, @unchecked Sendab
 fileprivate enum MottoError: Error { case notUTF8 }
 
 // MARK: - docs/endpoints.md block 2
+/// Accepts a 404 as an empty list, and refuses a 200 that is not JSON.
+fileprivate final class FetchTags: JSONConnectionRequest<[String]>, @unchecked Sendable {
+    override var url: URL? { URL(string: "https://api.example.com/tags.json") }
+
+    override func validate(_ response: ConnectionResponse, data: Data?) throws {
+        if response.statusCode == 404 { return }
+        try super.validate(response, data: data)
+        guard response.mimeType == "application/json" else {
+            throw ConnectionError(.invalidRequest(reason: "the server answered \(response.mimeType ?? "no type")"))
+        }
+    }
+
+    override func parseCompletionData(_ data: Data, response: ConnectionResponse) throws -> [String] {
+        response.statusCode == 404 ? [] : try super.parseCompletionData(data, response: response)
+    }
+}
+
+fileprivate func checkTheHook() throws {
+    let html = ConnectionResponse(
+        url: URL(string: "https://api.example.com/tags.json"), statusCode: 200,
+        headerFields: ["content-type": "text/html"])
+    do {
+        try FetchTags().validate(html, data: Data("<html>".utf8))
+        print("accepted")
+    } catch {
+        print("refused: \(error)")
+    }
+}
+
+// MARK: - docs/endpoints.md block 3
 fileprivate struct Micropost: Codable, Sendable {
     let text: String
 }
@@ -65,7 +95,7 @@ fileprivate func firstEventName() async throws -> String? {
     return json["events"]?[0]?["name"]?.stringValue
 }
 
-// MARK: - docs/endpoints.md block 3
+// MARK: - docs/endpoints.md block 4
 fileprivate func fetchHomePage() async throws -> Int {
     var request = URLRequest(url: URL(string: "https://example.com/")!)
     request.setValue("text/html", forHTTPHeaderField: "Accept")
@@ -73,7 +103,7 @@ fileprivate func fetchHomePage() async throws -> Int {
     return body.count
 }
 
-// MARK: - docs/endpoints.md block 4
+// MARK: - docs/endpoints.md block 5
 fileprivate func downloadAttachment(to folder: URL) async throws -> URL {
     let source = URL(string: "https://api.example.com/attachments/42.pdf")!
     let download = DownloadRequest(from: source, to: folder.appendingPathComponent("42.pdf"))
@@ -81,7 +111,7 @@ fileprivate func downloadAttachment(to folder: URL) async throws -> URL {
     return try await download.value()
 }
 
-// MARK: - docs/endpoints.md block 5
+// MARK: - docs/endpoints.md block 6
 
 /// `POST login`: the session cookie from `Set-Cookie` is the result.
 fileprivate final class CookieLogIn: ConnectionRequest<String>, @unchecked Sendable {
@@ -94,7 +124,7 @@ fileprivate final class CookieLogIn: ConnectionRequest<String>, @unchecked Senda
     override var url: URL? { server.appendingPathComponent("login") }
     override var httpMethod: HTTPMethod { .post }
 
-    override func parseCompletionData(_ data: Data, response: HTTPURLResponse) throws -> String {
+    override func parseCompletionData(_ data: Data, response: ConnectionResponse) throws -> String {
         guard let cookie = response.value(forHTTPHeaderField: "Set-Cookie")?.split(separator: ";").first else {
             throw ConnectionError(.invalidRequest(reason: "the login response set no cookie"))
         }
@@ -133,7 +163,7 @@ fileprivate final class FetchInbox: ConnectionRequest<Data>, @unchecked Sendable
     #expect(inbox.last?.header("Cookie") == "session=abc123")
 }
 
-// MARK: - docs/endpoints.md block 6
+// MARK: - docs/endpoints.md block 7
 /// Every Tag Along endpoint inherits the base URL, the JSON handling, the timeout and the one place
 /// where failures are reported.
 fileprivate class TagAlongRequest<Output: Decodable & Sendable>: JSONConnectionRequest<Output>, @unchecked Sendable {

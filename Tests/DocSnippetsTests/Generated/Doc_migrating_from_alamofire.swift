@@ -41,7 +41,7 @@ fileprivate func showUpcomingEvents() async throws -> [Event] {
 fileprivate final class FetchWithCustomRetry: APIRequest<[Event]>, @unchecked Sendable {
     override var path: String { "events.json" }
 
-    override func retryDecision(for error: ConnectionError, attempt: Int, response: HTTPURLResponse?) -> RetryDecision {
+    override func retryDecision(for error: ConnectionError, attempt: Int, response: ConnectionResponse?) -> RetryDecision {
         if error.statusCode == 503, attempt < 4 { return .retry(after: Double(attempt)) }
         return super.retryDecision(for: error, attempt: attempt, response: response)
     }

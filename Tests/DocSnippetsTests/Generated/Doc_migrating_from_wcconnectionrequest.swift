@@ -49,5 +49,5 @@ fileprivate func watchEvents() async {
 // MARK: - docs/migrating-from-wcconnectionrequest.md block 3
 fileprivate final class FetchPageAnyStatus: ConnectionRequest<Data>, @unchecked Sendable {
     override var url: URL? { URL(string: "https://example.com/page") }
-    override func validate(_ response: HTTPURLResponse, data: Data?) throws {}  // accept every status
+    override func validate(_ response: ConnectionResponse, data: Data?) throws {}  // accept every status
 }

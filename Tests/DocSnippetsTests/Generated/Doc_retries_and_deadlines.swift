@@ -98,7 +98,7 @@ fileprivate final class FetchUploadedObject: JSONConnectionRequest<JSON>, @unche
     override var url: URL? { URL(string: "https://api.example.com/objects/\(objectID)") }
     override var retryPolicy: RetryPolicy { .default }
 
-    override func retryDecision(for error: ConnectionError, attempt: Int, response: HTTPURLResponse?) -> RetryDecision {
+    override func retryDecision(for error: ConnectionError, attempt: Int, response: ConnectionResponse?) -> RetryDecision {
         if error.statusCode == 404, attempt < 4 {
             return .retry(after: 0.5 * Double(attempt))
         }

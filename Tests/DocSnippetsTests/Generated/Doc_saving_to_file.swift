@@ -46,8 +46,9 @@ fileprivate func saveReport(to destination: URL) {
 fileprivate func describe(_ error: any Error) -> String {
     guard let error = error as? ConnectionError else { return "\(error)" }
     switch error.kind {
-    case .fileSystem(let underlying as FileIntegrityError):
-        return "corrupt download (\(underlying.check)): \(underlying)"
+    case .fileSystem where error.underlyingError is FileIntegrityError:
+        let underlying = error.underlyingError as? FileIntegrityError
+        return "corrupt download (\(underlying.map { "\($0.check)" } ?? "")): \(error.localizedDescription)"
     case .fileSystem:
         return "cannot save: \(error.localizedDescription)"
     case .cancelled:

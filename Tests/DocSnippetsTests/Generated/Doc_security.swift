@@ -38,7 +38,7 @@ fileprivate final class PostComment: ConnectionRequest<Data>, @unchecked Sendabl
         Issue.record("the comment was sent")
     } catch let error as ConnectionError {
         // "`requestHeaderFields`: the value of the header `X-Author` contains CR, LF or NUL, …"
-        guard case .invalidRequest(let reason) = error.kind else { throw error }
+        guard let reason = error.reason else { throw error }
         #expect(reason.contains("`requestHeaderFields`") && reason.contains("`X-Author`"))
         #expect(!reason.contains("X-Admin"))
     }

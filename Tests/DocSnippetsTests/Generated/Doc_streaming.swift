@@ -65,7 +65,7 @@ fileprivate struct CounterDecoder: StreamDecoder {
 fileprivate final class FollowCounter: StreamingConnectionRequest<UInt64>, @unchecked Sendable {
     override var url: URL? { URL(string: "https://api.example.com/counter") }
 
-    override func makeDecoder(for response: HTTPURLResponse) throws -> any StreamDecoder<UInt64> {
+    override func makeDecoder(for response: ConnectionResponse) throws -> any StreamDecoder<UInt64> {
         CounterDecoder()
     }
 

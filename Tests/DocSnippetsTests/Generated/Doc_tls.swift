@@ -49,14 +49,14 @@ fileprivate final class FetchCharge: PaymentsRequest<Charge>, @unchecked Sendabl
         super.init()
     }
     override var url: URL? { URL(string: "https://payments.example.com/v1/charges/\(chargeID)") }
-    override func parseCompletionData(_ data: Data, response: HTTPURLResponse) throws -> Charge {
+    override func parseCompletionData(_ data: Data, response: ConnectionResponse) throws -> Charge {
         try JSONDecoder().decode(Charge.self, from: data)
     }
 }
 
 // MARK: - docs/tls.md block 2
 fileprivate func explain(_ error: ConnectionError) -> String? {
-    guard case .tls(let failure) = error.kind else { return nil }
+    guard let failure = error.tlsFailure else { return nil }
     switch failure.reason {
     case .untrustedCertificate, .expiredCertificate, .hostnameMismatch, .pinMismatch:
         return "The server could not be verified: \(failure.message)"

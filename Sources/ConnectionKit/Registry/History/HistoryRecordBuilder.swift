@@ -64,7 +64,7 @@ enum HistoryRecordBuilder {
             break
         case .failure(let error):
             record.outcome = .failed
-            record.errorKind = error.kindName
+            record.errorKind = error.kind.name
             record.errorMessage = capped(error.description, messageLimit)
         case .cancelled:
             record.outcome = .cancelled

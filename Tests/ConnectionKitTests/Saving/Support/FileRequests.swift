@@ -53,7 +53,7 @@ final class SavedItems: JSONConnectionRequest<[SavedItems.Item]>, @unchecked Sen
         return mappedValue
     }
 
-    override func parseCompletionData(_ data: Data, response: HTTPURLResponse) throws -> [Item] {
+    override func parseCompletionData(_ data: Data, response: ConnectionResponse) throws -> [Item] {
         // Read to the end by hand: /proc files report a size of 0.
         let maps = String(
             decoding: FileHandle(forReadingAtPath: "/proc/self/maps")?.readDataToEndOfFile() ?? Data(), as: UTF8.self)

@@ -67,7 +67,7 @@ import Testing
             server.route("/fine") { _ in .text("fine") }
             let cut = OverLibcurl(server.url("/cut"))
             let error = try await Endings(cut).connectionErrorAfterStart(cut)
-            guard case .transport(let urlError) = error.kind else {
+            guard let urlError = error.urlError else {
                 Issue.record("expected a transport error, got \(error)")
                 return
             }
