@@ -138,6 +138,6 @@ struct ConnectionClientShutdownTests {
 
     private static func kind(_ ending: Result<Data, any Error>?) -> String? {
         guard case .failure(let error as ConnectionError)? = ending else { return nil }
-        return "\(error.kindName)"
+        return "\(error.kind.name)"
     }
 }
