@@ -132,6 +132,12 @@
                 // No `Expect: 100-continue` round trip before larger bodies.
                 lines.append("Expect:")
             }
+            if request.value(forHTTPHeaderField: "Content-Type") == nil {
+                // libcurl's POST mode, which sends every body here, adds `Content-Type:
+                // application/x-www-form-urlencoded` to a body without one: a server then reads JSON as a form.
+                // The body goes out with the fields the user gave, as over URLSession.
+                lines.append("Content-Type:")
+            }
             let userdata = Unmanaged.passUnretained(self).toOpaque()
             var error = [CChar](repeating: 0, count: 256)
             // The proxy's string lives as long as the headers' (freed after the call; libcurl copies it).
