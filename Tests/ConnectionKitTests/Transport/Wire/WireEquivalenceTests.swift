@@ -50,7 +50,8 @@ import Testing
                 name: "names and values in unusual case and spacing", method: "GET",
                 fields: [
                     ("x-lower-case", "value"), ("X-UPPER-CASE", "VALUE"), ("X-mIxEd-CaSe", "MiXeD VaLuE"),
-                    ("X-Inner-Spaces", "a  b   c"), ("X-Empty", ""), ("X-Punctuation", "a=b; c=\"d, e\""),
+                    ("X-Inner-Spaces", "a  b   c"), ("X-Padded", "  padded  "), ("X-Tab", "a\tb"), ("X-Empty", ""),
+                    ("X-Punctuation", "a=b; c=\"d, e\""),
                 ]),
             WireCase(
                 name: "Expect: 100-continue asked for", method: "POST",
