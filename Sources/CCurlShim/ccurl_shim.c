@@ -268,20 +268,20 @@ void *ccurl_xfer_new(const ccurl_request *request, char *error) {
     } else if (request->body_mode == 0 && strcmp(request->method, "GET") == 0) {
         status |= set_long(easy, CC_OPT_HTTPGET, 1L);
     } else {
-        if (request->body_mode != 0 || strcmp(request->method, "POST") == 0) {
-            // POST mode sends a body (possibly empty) with its Content-Length; the method is then renamed.
-            status |= set_long(easy, CC_OPT_POST, 1L);
-            status |= set_size(easy, CC_OPT_POSTFIELDSIZE_LARGE, request->body_mode == 0 ? 0 : request->body_length);
-            if (request->body_mode == 2) {
-                status |= set_data_callback(easy, CC_OPT_READFUNCTION, request->read);
-                status |= set_pointer(easy, CC_OPT_READDATA, request->userdata);
-            } else {
-                status |= set_pointer(easy, CC_OPT_COPYPOSTFIELDS, request->body_mode == 1 && request->body ? request->body : "");
-            }
-            status |= set_long(easy, CC_OPT_NOPROGRESS, 0L);
-            status |= set_progress_callback(easy, CC_OPT_XFERINFOFUNCTION, request->progress);
-            status |= set_pointer(easy, CC_OPT_XFERINFODATA, request->userdata);
+        // POST mode, for every other method, sends the body (possibly empty) with its Content-Length:
+        // `Content-Length: 0` without a body, as URLSession sends for any method but GET and HEAD. The
+        // method is then renamed; the caller turns off the Content-Type POST mode adds.
+        status |= set_long(easy, CC_OPT_POST, 1L);
+        status |= set_size(easy, CC_OPT_POSTFIELDSIZE_LARGE, request->body_mode == 0 ? 0 : request->body_length);
+        if (request->body_mode == 2) {
+            status |= set_data_callback(easy, CC_OPT_READFUNCTION, request->read);
+            status |= set_pointer(easy, CC_OPT_READDATA, request->userdata);
+        } else {
+            status |= set_pointer(easy, CC_OPT_COPYPOSTFIELDS, request->body_mode == 1 && request->body ? request->body : "");
         }
+        status |= set_long(easy, CC_OPT_NOPROGRESS, 0L);
+        status |= set_progress_callback(easy, CC_OPT_XFERINFOFUNCTION, request->progress);
+        status |= set_pointer(easy, CC_OPT_XFERINFODATA, request->userdata);
         if (strcmp(request->method, "POST") != 0) {
             status |= set_pointer(easy, CC_OPT_CUSTOMREQUEST, request->method);
         }

@@ -124,14 +124,7 @@
             }
             let method = request.httpMethod ?? "GET"
             let url = request.url?.absoluteString ?? ""
-            var lines = (request.allHTTPHeaderFields ?? [:]).map { name, value in
-                // curl drops a header given as `Name:`; `Name;` sends it with an empty value.
-                value.isEmpty ? "\(name);" : "\(name): \(value)"
-            }
-            if request.value(forHTTPHeaderField: "Expect") == nil {
-                // No `Expect: 100-continue` round trip before larger bodies.
-                lines.append("Expect:")
-            }
+            let lines = headerLines()
             let userdata = Unmanaged.passUnretained(self).toOpaque()
             var error = [CChar](repeating: 0, count: 256)
             // The proxy's string lives as long as the headers' (freed after the call; libcurl copies it).
@@ -159,6 +152,27 @@
             }
             xfer = handle
             return tls.apply(to: handle)
+        }
+
+        /// The request's header fields as libcurl takes them, and the lines that turn off what libcurl
+        /// would add on its own: the transport sends only what the request asked for (docs/linux.md,
+        /// "What reaches the server").
+        private func headerLines() -> [String] {
+            var lines = (request.allHTTPHeaderFields ?? [:]).map { name, value in
+                // curl drops a header given as `Name:`; `Name;` sends it with an empty value.
+                value.isEmpty ? "\(name);" : "\(name): \(value)"
+            }
+            if request.value(forHTTPHeaderField: "Expect") == nil {
+                // No `Expect: 100-continue` round trip before larger bodies.
+                lines.append("Expect:")
+            }
+            if request.value(forHTTPHeaderField: "Content-Type") == nil {
+                // libcurl's POST mode, which sends every body here, adds `Content-Type:
+                // application/x-www-form-urlencoded` to a body without one: a server then reads JSON as a form.
+                // The body goes out with the fields the user gave, as over URLSession.
+                lines.append("Content-Type:")
+            }
+            return lines
         }
 
         /// Frees the easy handle and closes the body's file (the handle is out of the multi handle);
