@@ -1,0 +1,72 @@
+import ConnectionKitTesting
+import Foundation
+import Testing
+
+@testable import ConnectionKit
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// A jar request with debug output on, for the privacy checks.
+private final class LoudJarRequest: FetchData, @unchecked Sendable {
+    // Safe: only immutable stored properties.
+    let jar: CookieJar
+    init(_ target: URL, jar: CookieJar) {
+        self.jar = jar
+        super.init(target)
+    }
+    override var cookieJar: CookieJar? { jar }
+    override var isDebugOutputEnabled: Bool? { true }
+}
+
+/// No cookie value in any output a test can collect: debug output, the cURL command, snapshots, the
+/// history and its HAR export, errors. Names may show; values never.
+@Suite("Cookie values never appear in ConnectionKit's output", .timeLimit(.minutes(2)))
+struct CookiePrivacyTests {
+    @Test("a jar's cookies and the server's Set-Cookie values are redacted everywhere, on success and on failure")
+    func noValueInAnyOutput() async throws {
+        DebugCapture.install()
+        let server = try TestServer.started()
+        defer { server.stop() }
+        CookieRoutes.install(on: server)
+        let fromServer = "srv-\(UUID().uuidString)"
+        let fromJar = "jar-\(UUID().uuidString)"
+        server.route("/denied") { _ in
+            TestResponse(
+                status: 401, headers: [TestHeader("Set-Cookie", "late=\(fromServer)-late; Path=/")],
+                body: .data(Data("no".utf8)))
+        }
+        let jar = CookieJar()
+        jar.store(setCookie: "stored=\(fromJar); Path=/", from: server.url("/"))
+        // The server sets a cookie on the 302, and /cookies echoes every cookie it got in its body.
+        let success = LoudJarRequest(server.url("/cookies/set?session=\(fromServer)"), jar: jar)
+        let body = try await success.value()
+        #expect(String(decoding: body, as: UTF8.self).contains(fromServer), "the cookies were really sent")
+        let failure = LoudJarRequest(server.url("/denied"), jar: jar)
+        var errorTexts: [String] = []
+        do {
+            _ = try await failure.value()
+            Issue.record("a 401 must fail")
+        } catch {
+            errorTexts = [String(describing: error), String(reflecting: error), error.localizedDescription]
+        }
+        #expect(jar.allCookies.contains { $0.name == "late" }, "the 401's cookie was stored")
+        let history = ConnectionRegistry.shared.history().filter {
+            [success.identifier, failure.identifier].contains($0.identifier)
+        }
+        #expect(history.count == 2)
+        var dumped = ""
+        dump(history, to: &dumped)
+        let har = String(decoding: try ConnectionRegistry.shared.harData(), as: UTF8.self)
+        let outputs =
+            errorTexts + [success.cURLDescription, failure.cURLDescription, success.debugDescription, dumped, har]
+            + DebugCapture.blocks(for: success.identifier) + DebugCapture.blocks(for: failure.identifier)
+        #expect(!DebugCapture.blocks(for: success.identifier).isEmpty, "debug output was written")
+        #expect(dumped.contains("Cookie"), "the history shows the Cookie header, redacted")
+        for text in outputs {
+            #expect(!text.contains(fromServer), "\(text)")
+            #expect(!text.contains(fromJar), "\(text)")
+        }
+    }
+}
