@@ -69,4 +69,28 @@ struct CookiePrivacyTests {
             #expect(!text.contains(fromJar), "\(text)")
         }
     }
+
+    @Test("a body that echoes the cookie its response sets shows the value redacted (debug output, history)")
+    func echoedSetCookieValueRedacted() async throws {
+        DebugCapture.install()
+        let server = try TestServer.started()
+        defer { server.stop() }
+        let session = "echoed-\(UUID().uuidString)"
+        server.route("/login") { _ in
+            var response = TestResponse.jsonString(#"{"session": "\#(session)"}"#)
+            response.headers.append(TestHeader("Set-Cookie", "session=\(session); Path=/; HttpOnly"))
+            return response
+        }
+        let login = LoudJarRequest(server.url("/login"), jar: CookieJar())
+        let body = try await login.value()
+        #expect(String(decoding: body, as: UTF8.self).contains(session), "the body really echoes it")
+        var dumped = ""
+        dump(ConnectionRegistry.shared.history().filter { $0.identifier == login.identifier }, to: &dumped)
+        let blocks = DebugCapture.blocks(for: login.identifier)
+        #expect(blocks.count >= 2, "a request block and a response block")
+        #expect(dumped.contains("<redacted>"))
+        for text in blocks + [dumped] {
+            #expect(!text.contains(session), "\(text)")
+        }
+    }
 }
