@@ -39,8 +39,14 @@ struct CookiePrivacyTests {
         }
         let jar = CookieJar()
         jar.store(setCookie: "stored=\(fromJar); Path=/", from: server.url("/"))
-        // The server sets a cookie on the 302, and /cookies echoes every cookie it got in its body.
-        let success = LoudJarRequest(server.url("/cookies/set?session=\(fromServer)"), jar: jar)
+        // The server sets a cookie on a 302 (not from the URL, which is no secret), and /cookies echoes every
+        // cookie it got in its body.
+        server.route("/login") { _ in
+            var response = TestResponse.redirect(to: "/cookies")
+            response.headers.append(TestHeader("Set-Cookie", "session=\(fromServer); Path=/"))
+            return response
+        }
+        let success = LoudJarRequest(server.url("/login"), jar: jar)
         let body = try await success.value()
         #expect(String(decoding: body, as: UTF8.self).contains(fromServer), "the cookies were really sent")
         let failure = LoudJarRequest(server.url("/denied"), jar: jar)

@@ -74,7 +74,7 @@ struct CookieWireTests {
             TestResponse(
                 headers: [
                     TestHeader("Set-Cookie", "session=s1; Path=/; Expires=Wed, 21 Oct 2099 07:28:00 GMT; HttpOnly"),
-                    TestHeader("Set-Cookie", "csrf=c1; Path=/; expires=Wednesday, 21-Oct-99 07:28:00 GMT"),
+                    TestHeader("Set-Cookie", "csrf=c1; Path=/; expires=Wednesday, 21-Oct-37 07:28:00 GMT"),
                     TestHeader("Set-Cookie", "theme=dark; Path=/"),
                 ], body: .data(Data("ok".utf8)))
         }
