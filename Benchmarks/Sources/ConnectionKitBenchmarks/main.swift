@@ -13,7 +13,7 @@ import Foundation
 /// Every benchmark, in the order the table shows them.
 let benchmarks: [any Benchmark.Type] = [
     SequentialGets.self, ConcurrentGets.self, JSONDecoding.self, CPUPerRequest.self, FileDownload.self,
-    SlowConsumer.self, LatencyUnderLoad.self, CancelLatency.self, RegistryOperations.self,
+    SlowConsumer.self, LatencyUnderLoad.self, CancelLatency.self, RegistryOperations.self, CookieLookup.self,
 ]
 
 func log(_ message: String) {

@@ -31,11 +31,6 @@ public final class FileCredentialStore: CredentialStore {
     /// The file holding the credentials.
     public let fileURL: URL
 
-    /// The sibling file whose `flock` serialises writers across processes.
-    private var lockFileURL: URL {
-        fileURL.deletingLastPathComponent().appendingPathComponent(".\(fileURL.lastPathComponent).lock")
-    }
-
     /// Creates a store kept in `fileURL`. Nothing is read or written until the first call.
     public init(fileURL: URL) {
         self.fileURL = fileURL
@@ -66,53 +61,18 @@ public final class FileCredentialStore: CredentialStore {
 
     // MARK: - Locking
 
-    /// Reads, changes and replaces the file while holding the in-process lock of this path and the `flock`
-    /// of its lock file. `change` returns whether anything changed; when not, nothing is written.
+    /// Reads, changes and replaces the file while holding its ``ExclusiveFileLock``. `change` returns whether
+    /// anything changed; when not, nothing is written.
     private func modify(_ change: (inout [String: String]) -> Bool) throws {
         try createFolder()
-        let processLock = Self.processLock(for: fileURL)
-        processLock.lock()
-        defer { processLock.unlock() }
-        let descriptor = try lockFile()
-        defer { close(descriptor) }
-        var all = try readAll()
-        if change(&all) { try writeAll(all) }
-    }
-
-    /// One lock per credential file in this process, shared by every instance on that file. Entries are never
-    /// removed: an app has a handful of credential files, and a removed lock could be replaced while in use.
-    /// A bare `NSLock` rather than a `Locked<Void>`: it guards the file, not a value, and ThreadSanitizer reported
-    /// an access race inside `Locked<Void>.withLock` (on its zero-sized value) under concurrent writers.
-    private static let processLocks = Locked([String: NSLock]())
-
-    private static func processLock(for fileURL: URL) -> NSLock {
-        let key = fileURL.standardizedFileURL.path
-        return processLocks.withLock { locks in
-            if let lock = locks[key] { return lock }
-            let lock = NSLock()
-            locks[key] = lock
-            return lock
+        do {
+            try ExclusiveFileLock.withLock(on: fileURL) {
+                var all = try readAll()
+                if change(&all) { try writeAll(all) }
+            }
+        } catch let failure as ExclusiveFileLock.Failure {
+            throw CredentialStoreError(.fileSystem(failure.lockFileURL, underlying: failure.underlying))
         }
-    }
-
-    /// Opens (creating it 0600 if needed) the lock file and waits for its exclusive `flock`, which is released
-    /// when the returned descriptor is closed. `flock` rather than `fcntl` locks: `fcntl` locks belong to the
-    /// process, so two instances in one process would not exclude each other, and closing any descriptor of
-    /// the file would drop them.
-    private func lockFile() throws -> Int32 {
-        let path = lockFileURL.path
-        let descriptor = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else {
-            throw CredentialStoreError(
-                .fileSystem(lockFileURL, underlying: POSIXFileError.current(operation: "open", path: path)))
-        }
-        while flock(descriptor, LOCK_EX) != 0 {
-            if errno == EINTR { continue }
-            let error = POSIXFileError.current(operation: "lock", path: path)
-            close(descriptor)
-            throw CredentialStoreError(.fileSystem(lockFileURL, underlying: error))
-        }
-        return descriptor
     }
 
     // MARK: - File

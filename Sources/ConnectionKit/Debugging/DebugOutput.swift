@@ -81,7 +81,15 @@ enum DebugOutput {
 
     /// Keeps the start of the final response's body for the response block (debug runs only).
     static func recordBodyPreview(of body: CompletedBody, for request: AnyConnectionRequest) {
-        guard let longestSecret = run(of: request).map({ $0.secrets.first?.utf8.count ?? 0 }) else { return }
+        guard var current = run(of: request) else { return }
+        // The cookies the response sets are secrets of the run too: a body may echo them.
+        let cookies = Redaction.setCookieValues(in: request.storage.withLock { $0.response?.head.fields } ?? [:])
+        if !cookies.isEmpty {
+            current.secrets = Array(Set(current.secrets + cookies)).sorted { $0.count > $1.count }
+            let secrets = current.secrets
+            _ = updateRun(of: request) { $0.secrets = secrets }
+        }
+        let longestSecret = current.secrets.first?.utf8.count ?? 0
         // Past the limit by the longest secret, so that a secret straddling the cut is still found.
         let keep = ConnectionDebug.bodyPreviewLimit + longestSecret
         let preview: ResponseBodyPreview

@@ -175,6 +175,16 @@ enum Redaction {
     }
 
     /// `values` trimmed, each also with `/` escaped as JSON does, without the ones too short to scrub.
+    /// The values of the cookies a response sets (its `Set-Cookie` fields), in every form a body could echo
+    /// them in: a login that also returns its session cookie in its body shows it redacted.
+    static func setCookieValues(in fields: [String: String]) -> [String] {
+        var values: [String] = []
+        for (name, value) in fields where ResponseHead.name(name, is: "set-cookie") {
+            values += SetCookie.split(joined: value).compactMap { SetCookie($0)?.value }
+        }
+        return scrubbable(values)
+    }
+
     private static func scrubbable(_ values: [String]) -> [String] {
         let trimmed = values.map { $0.trimmingCharacters(in: .whitespaces) }
         let all = trimmed + trimmed.map { $0.replacingOccurrences(of: "/", with: "\\/") }

@@ -113,6 +113,8 @@ extension AnyConnectionRequest {
     /// and headers pass the wire check: the last word on whatever `makeURLRequest()` returned.
     func beginTransfer(run: RunNumber, request: URLRequest) {
         var request = request
+        let ownCookieHeader = request.value(forHTTPHeaderField: "Cookie")
+        addJarCookies(to: &request)
         let fileTarget: FileTarget?
         let transport: any Transport
         do {
@@ -134,6 +136,7 @@ extension AnyConnectionRequest {
             let action = state.lifecycle.handle(.beginTransfer(run))
             if case .startTransfer = action {
                 state.sentRequest = request
+                state.ownCookieHeader = ownCookieHeader
                 state.sentMethod = request.httpMethod ?? "GET"
                 state.redactedURL = redacted
                 state.response = nil

@@ -37,6 +37,7 @@ extension AnyConnectionRequest {
             attemptFailed(transfer, error: error, response: response)
             return .ignore
         }
+        storeJarCookies(from: response.head)
         if isRedirect { return .discard }
         let head = ConnectionResponse(response, metrics: metrics)
         if let fileTarget, let placement, let choice = fileChoice(placement, fileTarget, head, transfer) {
@@ -196,10 +197,10 @@ extension AnyConnectionRequest {
     /// Sends the next hop of a redirect, or fails when the limit is reached.
     private func followRedirect(_ response: TransportResponse, transfer: TransferNumber) {
         let limit = maximumRedirects
-        var sent: (request: URLRequest?, redirects: Int) = (nil, 0)
+        var sent: (request: URLRequest?, redirects: Int, ownCookie: String?) = (nil, 0, nil)
         let claimed = claimTransfer(transfer) { state in
             state.redirectCount += 1
-            sent = (state.sentRequest, state.redirectCount)
+            sent = (state.sentRequest, state.redirectCount, state.ownCookieHeader)
         }
         guard claimed != nil else { return }
         let run = transfer.run
@@ -207,7 +208,8 @@ extension AnyConnectionRequest {
             finish(run: run, outcome: .failure(ConnectionError(.tooManyRedirects(limit: limit))))
             return
         }
-        guard let previous = sent.request,
+        // The next hop starts from the request's own cookies; the jar adds those of the hop's URL.
+        guard let previous = sent.request.map({ Self.replacingCookieHeader(of: $0, with: sent.ownCookie) }),
             var next = RedirectRule.nextRequest(
                 after: response, from: previous, secretHeaderFields: secretHeaderFields)
         else {

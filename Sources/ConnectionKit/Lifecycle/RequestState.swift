@@ -24,6 +24,9 @@ struct RequestState {
     var sentMethod: String?
     /// The request the current attempt started with (before redirects): what a retry sends again.
     var attemptRequest: URLRequest?
+    /// The `Cookie` header the current transfer's request set itself, before the cookie jar added its
+    /// cookies: the next hop of a redirect starts from it, and gets the jar's cookies of its own URL.
+    var ownCookieHeader: String?
     /// The response of the current transfer, as the transport handed it over.
     var response: TransportResponse?
     var dateStarted: Date?

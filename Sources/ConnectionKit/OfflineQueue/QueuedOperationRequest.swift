@@ -70,6 +70,8 @@ public final class QueuedOperationRequest: ConnectionRequest<Data>, @unchecked S
     public override var secretHeaderFields: Set<String> { template.secretHeaderFields }
     /// The class's secret query items.
     public override var secretQueryItems: Set<String> { template.secretQueryItems }
+    /// The class's cookie jar: the stored operation holds no cookie; the jar supplies them at send time.
+    public override var cookieJar: CookieJar? { template.cookieJar }
     /// The class's redirect setting.
     public override var followsRedirects: Bool { template.followsRedirects }
     /// The class's redirect limit.

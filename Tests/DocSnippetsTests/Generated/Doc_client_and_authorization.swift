@@ -2,7 +2,9 @@
 // edit the document and run `python3 scripts/docsnippets.py`.
 // swift-format-ignore-file
 import ConnectionKit
+import ConnectionKitTesting
 import Foundation
+import Testing
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -236,6 +238,61 @@ fileprivate func storedToken(in store: FileCredentialStore) throws -> String? {
 }
 
 // MARK: - docs/client-and-authorization.md block 8
+
+/// The app's one jar.
+fileprivate enum AppCookies {
+    static let jar = CookieJar()
+}
+
+/// The classes that share a login share the jar (and only they do).
+fileprivate class SessionAPIRequest<Output: Decodable & Sendable>: JSONConnectionRequest<Output>, @unchecked Sendable {
+    override var cookieJar: CookieJar? { AppCookies.jar }
+}
+
+fileprivate struct LoginForm: Encodable, Sendable { let user: String; let password: String }
+fileprivate struct Inbox: Decodable, Sendable { let unread: Int }
+fileprivate struct LoggedIn: Decodable, Sendable { let user: String }
+
+/// `POST /login`: the server answers with `Set-Cookie: session=…`, which the jar keeps.
+fileprivate final class LogIn: SessionAPIRequest<LoggedIn>, @unchecked Sendable {
+    let server: URL
+    let form: LoginForm
+    init(server: URL, form: LoginForm) {
+        self.server = server
+        self.form = form
+        super.init()
+    }
+    override var url: URL? { server.appendingPathComponent("login") }
+    override var httpMethod: HTTPMethod { .post }
+    override var bodyObject: (any Encodable & Sendable)? { form }
+}
+
+/// `GET /inbox`: the jar adds the session cookie; nothing to set by hand.
+fileprivate final class FetchInbox: SessionAPIRequest<Inbox>, @unchecked Sendable {
+    let server: URL
+    init(server: URL) {
+        self.server = server
+        super.init()
+    }
+    override var url: URL? { server.appendingPathComponent("inbox") }
+}
+
+@Test(.timeLimit(.minutes(2))) fileprivate func theSessionCookieOfTheLoginIsSentWithTheNextCall() async throws {
+    let server = try TestServer.started()
+    defer { server.stop() }
+    server.route("/login") { _ in
+        var response = TestResponse.jsonString(#"{"user": "ada"}"#)
+        response.headers.append(TestHeader("Set-Cookie", "session=abc123; Path=/; HttpOnly; Max-Age=3600"))
+        return response
+    }
+    server.route("/inbox") { request in
+        request.header("Cookie") == "session=abc123" ? .jsonString(#"{"unread": 3}"#) : .status(401)
+    }
+    _ = try await LogIn(server: server.baseURL, form: LoginForm(user: "ada", password: "pw")).value()
+    #expect(try await FetchInbox(server: server.baseURL).value().unread == 3)
+}
+
+// MARK: - docs/client-and-authorization.md block 9
 /// `GET events/search?q=jazz%20%26%20blues`
 fileprivate final class SearchEvents: SeedRequest<[Event]>, @unchecked Sendable {
     // Safe: no stored state of its own.
@@ -264,7 +321,7 @@ fileprivate final class SignIn: SeedRequest<RenewedToken>, @unchecked Sendable {
     }
 }
 
-// MARK: - docs/client-and-authorization.md block 9
+// MARK: - docs/client-and-authorization.md block 10
 fileprivate func photoForm(photoURL: URL, thumbnail: Data) -> MultipartForm {
     var form = MultipartForm()  // a random boundary
     form.addField(name: "caption", value: "From the app")
@@ -273,7 +330,7 @@ fileprivate func photoForm(photoURL: URL, thumbnail: Data) -> MultipartForm {
     return form
 }
 
-// MARK: - docs/client-and-authorization.md block 10
+// MARK: - docs/client-and-authorization.md block 11
 fileprivate class BrandedRequest<Output: Decodable & Sendable>: JSONConnectionRequest<Output>, @unchecked Sendable {
     // Safe: no stored state of its own.
     override var defaultHeaderFields: [String: String] {
