@@ -47,7 +47,7 @@ struct ScriptedRequestTests {
         let endings = Endings(request)
         request.start()
         let error = try await endings.connectionError()
-        guard case .transport(let urlError) = error.kind else {
+        guard error.kind == .transport, let urlError = error.urlError else {
             Issue.record("expected a transport error, got \(error)")
             return
         }
