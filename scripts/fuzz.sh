@@ -29,6 +29,7 @@ all_targets=(
     request-validator
     curl-command
     sse-retry
+    http-cache-entry
 )
 if [ $# -gt 0 ]; then targets=("$@"); else targets=("${all_targets[@]}"); fi
 

@@ -8,6 +8,9 @@
 //        ChildProcessHelper get-over-libcurl <url>
 //            GETs <url> over the libcurl transport (the proxy environment variables apply) and prints
 //            `STATUS <code>` and `REMOTE <address>:<port>` from the request's metrics, or `ERROR <error>`.
+//        ChildProcessHelper share-http-cache <folder> <fill byte> <count>
+//            After `READY` and a line on stdin, stores and looks up <count> responses of one URL in an HTTPCache
+//            on <folder> (see CacheSharing.swift), printing `LOG <line>` for each log line and `DONE <torn>`.
 import ConnectionKit
 import Foundation
 
@@ -61,6 +64,17 @@ case "get-over-libcurl":
     } catch {
         FileHandle.standardOutput.write(Data("ERROR \(error)\n".utf8))
     }
+case "share-http-cache":
+    let rest = Array(arguments.dropFirst())
+    guard rest.count == 3, let fill = UInt8(rest[1]), let count = Int(rest[2]) else {
+        fail("share-http-cache <folder> <fill byte> <count>")
+    }
+    FileHandle.standardOutput.write(Data("READY\n".utf8))
+    _ = readLine()
+    let torn = CacheSharing.run(folder: URL(fileURLWithPath: rest[0]), fill: fill, count: count) { line in
+        FileHandle.standardOutput.write(Data("LOG \(line)\n".utf8))
+    }
+    FileHandle.standardOutput.write(Data("DONE \(torn)\n".utf8))
 default:
     fail("unknown command \(arguments.first ?? "(none)")")
 }

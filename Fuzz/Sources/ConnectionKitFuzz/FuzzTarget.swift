@@ -17,6 +17,7 @@ enum FuzzTarget: String, CaseIterable, Sendable {
     case requestValidator = "request-validator"
     case curlCommand = "curl-command"
     case sseRetry = "sse-retry"
+    case httpCacheEntry = "http-cache-entry"
 
     /// The target `FUZZ_TARGET` names; the process ends with a message when it names none.
     static let selected: FuzzTarget = {
@@ -43,6 +44,7 @@ enum FuzzTarget: String, CaseIterable, Sendable {
         case .requestValidator: RequestValidatorFuzz.run(input)
         case .curlCommand: CURLCommandFuzz.run(input)
         case .sseRetry: SSERetryFuzz.run(input)
+        case .httpCacheEntry: HTTPCacheEntryFuzz.run(input)
         }
     }
 }
