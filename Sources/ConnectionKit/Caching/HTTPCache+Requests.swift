@@ -6,9 +6,11 @@ extension HTTPCache {
     /// from a stored `GET`; any other method is a ``HTTPCacheLookup/miss``).
     public func lookup(_ request: HTTPCacheRequest, now: Date = Date()) -> HTTPCacheLookup {
         guard let entry = storedEntry(for: request) else { return .miss }
-        let response = cachedResponse(entry, for: request, now: now)
+        let lifetime = HTTPCacheRules.freshnessLifetime(entry)
+        let age = HTTPCacheRules.currentAge(entry, now: now)
+        let response = cachedResponse(entry, for: request, lifetime: lifetime, age: age)
         let conditions = HTTPCacheRules.conditionalHeaders(for: entry)
-        switch HTTPCacheRules.use(of: entry, for: request, now: now) {
+        switch HTTPCacheRules.use(of: entry, for: request, lifetime: lifetime, age: age) {
         case .fresh: return .fresh(response)
         case .staleWhileRevalidate: return .staleWhileRevalidate(response, conditionalHeaders: conditions)
         case .revalidate: return .revalidate(response, conditionalHeaders: conditions)
@@ -88,9 +90,16 @@ extension HTTPCache {
     private func cachedResponse(_ entry: HTTPCacheEntry, for request: HTTPCacheRequest, now: Date)
         -> HTTPCachedResponse
     {
-        let age = HTTPCacheRules.currentAge(entry, now: now)
-        return HTTPCachedResponse(
+        cachedResponse(
+            entry, for: request, lifetime: HTTPCacheRules.freshnessLifetime(entry),
+            age: HTTPCacheRules.currentAge(entry, now: now))
+    }
+
+    private func cachedResponse(
+        _ entry: HTTPCacheEntry, for request: HTTPCacheRequest, lifetime: TimeInterval, age: TimeInterval
+    ) -> HTTPCachedResponse {
+        HTTPCachedResponse(
             statusCode: entry.status, headerFields: entry.headers, body: request.method == "HEAD" ? Data() : entry.body,
-            age: age, isStale: age >= HTTPCacheRules.freshnessLifetime(entry))
+            age: age, isStale: age >= lifetime)
     }
 }

@@ -18,9 +18,15 @@ extension HTTPCacheRules {
     /// `immutable` response answers even a request with `no-cache` or `max-age=0` (a reload). Otherwise the
     /// request's `no-cache`, `max-age` and `min-fresh` can ask for a fresher answer.
     static func use(of entry: HTTPCacheEntry, for request: HTTPCacheRequest, now: Date) -> Use {
+        use(of: entry, for: request, lifetime: freshnessLifetime(entry), age: currentAge(entry, now: now))
+    }
+
+    /// ``use(of:for:now:)`` with the entry's freshness lifetime and current age already computed (a lookup
+    /// needs them for its answer too, and parsing `Date` is most of a hit's cost).
+    static func use(of entry: HTTPCacheEntry, for request: HTTPCacheRequest, lifetime: TimeInterval, age: TimeInterval)
+        -> Use
+    {
         let control = CacheControl(entry.headers["cache-control"])
-        let lifetime = freshnessLifetime(entry)
-        let age = currentAge(entry, now: now)
         let isFresh = lifetime > age
         if control.has("no-cache") { return .revalidate }
         if isFresh && control.has("immutable") { return .fresh }
