@@ -34,6 +34,7 @@ let package = Package(
         .executableTarget(name: "OfflineQueueBench", dependencies: kit),
         .executableTarget(name: "StreamBench", dependencies: kit),
         .executableTarget(name: "TLSBench", dependencies: kit),
+        .executableTarget(name: "CacheBench", dependencies: kit),
         .executableTarget(name: "FoundationCosts"),
     ],
     swiftLanguageModes: [.v6]

@@ -30,6 +30,7 @@ all_targets=(
     curl-command
     sse-retry
     set-cookie
+    http-cache-entry
 )
 if [ $# -gt 0 ]; then targets=("$@"); else targets=("${all_targets[@]}"); fi
 

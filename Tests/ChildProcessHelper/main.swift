@@ -13,6 +13,9 @@
 //            `shutdownAndWait`, then prints `ENDED <successes> <failures>`, and the kind of the error of a
 //            start after the shutdown (`AFTER <kind>`) and of a start on `ConnectionTransport.urlSession` by
 //            another client's class (`TRANSPORT <kind>`).
+//        ChildProcessHelper share-http-cache <folder> <fill byte> <count>
+//            After `READY` and a line on stdin, stores and looks up <count> responses of one URL in an HTTPCache
+//            on <folder> (see CacheSharing.swift), printing `LOG <line>` for each log line and `DONE <torn>`.
 import ConnectionKit
 import Foundation
 
@@ -72,6 +75,17 @@ case "shutdown-shared":
         fail("shutdown-shared <url> <count>")
     }
     await SharedShutdown.run(url: url, count: count)
+case "share-http-cache":
+    let rest = Array(arguments.dropFirst())
+    guard rest.count == 3, let fill = UInt8(rest[1]), let count = Int(rest[2]) else {
+        fail("share-http-cache <folder> <fill byte> <count>")
+    }
+    FileHandle.standardOutput.write(Data("READY\n".utf8))
+    _ = readLine()
+    let torn = CacheSharing.run(folder: URL(fileURLWithPath: rest[0]), fill: fill, count: count) { line in
+        FileHandle.standardOutput.write(Data("LOG \(line)\n".utf8))
+    }
+    FileHandle.standardOutput.write(Data("DONE \(torn)\n".utf8))
 default:
     fail("unknown command \(arguments.first ?? "(none)")")
 }

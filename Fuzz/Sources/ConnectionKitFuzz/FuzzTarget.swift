@@ -18,6 +18,7 @@ enum FuzzTarget: String, CaseIterable, Sendable {
     case curlCommand = "curl-command"
     case sseRetry = "sse-retry"
     case setCookie = "set-cookie"
+    case httpCacheEntry = "http-cache-entry"
 
     /// The target `FUZZ_TARGET` names; the process ends with a message when it names none.
     static let selected: FuzzTarget = {
@@ -45,6 +46,7 @@ enum FuzzTarget: String, CaseIterable, Sendable {
         case .curlCommand: CURLCommandFuzz.run(input)
         case .sseRetry: SSERetryFuzz.run(input)
         case .setCookie: SetCookieFuzz.run(input)
+        case .httpCacheEntry: HTTPCacheEntryFuzz.run(input)
         }
     }
 }

@@ -1,0 +1,105 @@
+import Foundation
+
+/// The calls a request makes on its way: look up, store, revalidate, fall back, invalidate.
+extension HTTPCache {
+    /// What the cache can answer for `request` before it goes to the network (a `GET`, or a `HEAD` answered
+    /// from a stored `GET`; any other method is a ``HTTPCacheLookup/miss``).
+    public func lookup(_ request: HTTPCacheRequest, now: Date = Date()) -> HTTPCacheLookup {
+        guard let entry = storedEntry(for: request) else { return .miss }
+        let lifetime = HTTPCacheRules.freshnessLifetime(entry)
+        let age = HTTPCacheRules.currentAge(entry, now: now)
+        let response = cachedResponse(entry, for: request, lifetime: lifetime, age: age)
+        let conditions = HTTPCacheRules.conditionalHeaders(for: entry)
+        switch HTTPCacheRules.use(of: entry, for: request, lifetime: lifetime, age: age) {
+        case .fresh: return .fresh(response)
+        case .staleWhileRevalidate: return .staleWhileRevalidate(response, conditionalHeaders: conditions)
+        case .revalidate: return .revalidate(response, conditionalHeaders: conditions)
+        }
+    }
+
+    /// Stores a response to `request` when RFC 9111 allows it, and says whether it did.
+    ///
+    /// `requestTime` is when the request was sent and `responseTime` when its header arrived: they make the
+    /// age right (RFC 9111 §4.2.3). `Set-Cookie` and hop-by-hop fields are left out; credentials are kept only
+    /// as a digest (``HTTPCacheRequest/secretHeaderNames``).
+    @discardableResult
+    public func store(
+        statusCode: Int, headerFields: [String: String], body: Data, for request: HTTPCacheRequest,
+        requestTime: Date, responseTime: Date
+    ) -> Bool {
+        let fields = HTTPCacheRules.normalized(headerFields)
+        guard HTTPCacheRules.isStorable(request: request, status: statusCode, headers: fields),
+            let names = HTTPCacheRules.varyNames(fields)
+        else { return false }
+        let url = HTTPCacheRules.storedURL(request)
+        let partition = HTTPCacheRules.partition(of: request)
+        let entry = HTTPCacheEntry(
+            url: url, method: "GET", status: statusCode, headers: HTTPCacheRules.storedHeaders(fields),
+            requestTime: requestTime, responseTime: responseTime,
+            vary: HTTPCacheRules.varyValues(names: names, request: request), partition: partition, body: body)
+        store.store(entry, forKey: HTTPCacheRules.key(storedURL: url, partition: partition))
+        return true
+    }
+
+    /// Answers a `304 Not Modified` to a conditional request: updates the stored response's fields and times
+    /// (RFC 9111 §4.3.4) and returns it, or `nil` when nothing matching is stored (then send the request
+    /// again without conditions).
+    public func revalidated(
+        _ request: HTTPCacheRequest, notModifiedHeaderFields: [String: String], requestTime: Date, responseTime: Date
+    ) -> HTTPCachedResponse? {
+        guard let entry = storedEntry(for: request),
+            let updated = HTTPCacheRules.updated(
+                entry, notModifiedHeaders: notModifiedHeaderFields, requestTime: requestTime,
+                responseTime: responseTime)
+        else { return nil }
+        store.store(updated, forKey: HTTPCacheRules.key(storedURL: updated.url, partition: updated.partition))
+        return cachedResponse(updated, for: request, now: responseTime)
+    }
+
+    /// The stored response that may answer when the network failed (an error, or a `500`, `502`, `503` or
+    /// `504`), under `policy`: `stale-if-error` for ``HTTPCachePolicy/useCache``, anything stored for
+    /// ``HTTPCachePolicy/offlineFirst`` (check ``HTTPCachedResponse/isStale``).
+    public func fallback(for request: HTTPCacheRequest, policy: HTTPCachePolicy, now: Date = Date())
+        -> HTTPCachedResponse?
+    {
+        guard let entry = storedEntry(for: request),
+            HTTPCacheRules.answersOnFailure(entry, for: request, policy: policy, now: now)
+        else { return nil }
+        return cachedResponse(entry, for: request, now: now)
+    }
+
+    /// Removes what an unsafe request (`POST`, `PUT`, `PATCH`, `DELETE`, ...) answered with a 2xx or 3xx made
+    /// out of date: its URL, and its `Location` and `Content-Location` on the same origin (RFC 9111 §4.4).
+    public func invalidate(after request: HTTPCacheRequest, statusCode: Int, headerFields: [String: String]) {
+        for url in HTTPCacheRules.invalidatedURLs(request: request, status: statusCode, headers: headerFields) {
+            store.removeEntries(forURLKey: HTTPCacheRules.urlKey(url))
+        }
+    }
+
+    /// The entry stored for `request`'s URL and partition whose `Vary` values match, if any.
+    func storedEntry(for request: HTTPCacheRequest) -> HTTPCacheEntry? {
+        guard request.method == "GET" || request.method == "HEAD" else { return nil }
+        let url = HTTPCacheRules.storedURL(request)
+        let partition = HTTPCacheRules.partition(of: request)
+        guard let entry = store.entry(forKey: HTTPCacheRules.key(storedURL: url, partition: partition)),
+            entry.url == url, entry.partition == partition, HTTPCacheRules.varyMatches(entry, request: request)
+        else { return nil }
+        return entry
+    }
+
+    private func cachedResponse(_ entry: HTTPCacheEntry, for request: HTTPCacheRequest, now: Date)
+        -> HTTPCachedResponse
+    {
+        cachedResponse(
+            entry, for: request, lifetime: HTTPCacheRules.freshnessLifetime(entry),
+            age: HTTPCacheRules.currentAge(entry, now: now))
+    }
+
+    private func cachedResponse(
+        _ entry: HTTPCacheEntry, for request: HTTPCacheRequest, lifetime: TimeInterval, age: TimeInterval
+    ) -> HTTPCachedResponse {
+        HTTPCachedResponse(
+            statusCode: entry.status, headerFields: entry.headers, body: request.method == "HEAD" ? Data() : entry.body,
+            age: age, isStale: age >= lifetime)
+    }
+}

@@ -1,0 +1,47 @@
+import ConnectionKit
+import Foundation
+import Testing
+
+@Suite("HTTP cache folder shared by two processes", .timeLimit(.minutes(3)))
+struct SharedCacheFolderTests {
+    /// The test side of `ChildProcessHelper share-http-cache`: the same loop, another fill byte.
+    static func run(folder: URL, fill: UInt8, count: Int, log: CacheLog) -> Int {
+        guard let cache = try? HTTPCache(folder: folder, maximumBytes: 8 << 20, log: log.append) else { return -1 }
+        let request = HTTPCacheRequest(url: URL(string: "https://shared.example/feed")!)
+        var torn = 0
+        for index in 0..<count {
+            let length = 1_000 + (index * 7_919) % 60_000
+            let now = Date()
+            cache.store(
+                statusCode: 200,
+                headerFields: ["Cache-Control": "max-age=600", "X-Fill": "\(fill)", "X-Length": "\(length)"],
+                body: Data(repeating: fill, count: length), for: request, requestTime: now, responseTime: now)
+            guard case .fresh(let response) = cache.lookup(request) else { continue }
+            let whole =
+                response.body.count == Int(response.headerFields["x-length"] ?? "")
+                && response.body.allSatisfy { $0 == UInt8(response.headerFields["x-fill"] ?? "") }
+            if !whole { torn += 1 }
+        }
+        return torn
+    }
+
+    @Test("two processes writing and reading one entry never see a torn or damaged entry, and leave no temp file")
+    func twoProcessesShareOneFolder() throws {
+        let folder = CacheFixtures.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        _ = try HTTPCache(folder: folder, log: { _ in })
+        let child = try ChildProcess(["share-http-cache", folder.path, "98", "250"])
+        child.waitForLine("READY", timeout: 30)
+        child.send("go")
+        let log = CacheLog()
+        let torn = Self.run(folder: folder, fill: 97, count: 250, log: log)
+        let result = child.finish(timeout: 120)
+        #expect(result.status == 0)
+        #expect(result.printed.contains("DONE 0"), "\(result.printed)")
+        #expect(!result.printed.contains("LOG "), "\(result.printed)")
+        #expect(torn == 0)
+        #expect(log.all.isEmpty, "\(log.all)")
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+        #expect(names.count == 1, "\(names)")
+    }
+}
