@@ -53,6 +53,11 @@ public final class ConnectionClient: Sendable, CustomStringConvertible {
     /// created (`CK0.` for ``shared``).
     public let threadNamePrefix: String
 
+    /// The cookie jar of this client's requests (RFC 6265), given to `init`; `nil` (the default, and
+    /// always for ``shared``) keeps no cookies. A class's ``AnyConnectionRequest/cookieJar`` hook returns
+    /// it unless overridden. See <doc:client-and-authorization#Session-cookies-a-cookie-jar>.
+    public let cookieJar: CookieJar?
+
     /// The requests' observers, in the order they hear an event (see `RequestObserver`).
     let observers: [any RequestObserver]
     /// Every request's idle timeout, retry backoff and deadline.
@@ -71,6 +76,7 @@ public final class ConnectionClient: Sendable, CustomStringConvertible {
     private init(processParts: Void) {
         self.label = "shared"
         self.threadNamePrefix = "CK0."
+        self.cookieJar = nil
         let (registry, activity) = (ConnectionRegistry(), NetworkActivity())
         self.registry = registry
         self.activity = activity
@@ -82,24 +88,25 @@ public final class ConnectionClient: Sendable, CustomStringConvertible {
         self.observers = Self.observers(registry: registry, activity: activity)
     }
 
-    /// A client with a URLSession transport of its own.
-    public convenience init(label: String? = nil) {
+    /// A client with a URLSession transport of its own, and `cookieJar` (when given) for its requests.
+    public convenience init(label: String? = nil, cookieJar: CookieJar? = nil) {
         let parts = Self.numbered(label)
         let transport = URLSessionTransport.makeOwned()
         self.init(
             label: parts.label, prefix: parts.prefix,
             transport: ConnectionTransport(implementation: transport, name: "URLSession"),
-            stop: { transport.shutdown() }, threadIDs: { [] })
+            stop: { transport.shutdown() }, threadIDs: { [] }, cookieJar: cookieJar)
     }
 
-    /// A client with a transport of its own: `.urlSession` or `.libcurl`.
+    /// A client with a transport of its own: `.urlSession` or `.libcurl`, and `cookieJar` (when given)
+    /// for its requests.
     /// - Throws: ``ConnectionTransport/UnavailableError`` when `.libcurl` is asked for and libcurl
     ///   cannot be loaded, or on platforms other than Linux.
-    public convenience init(transport: TransportChoice, label: String? = nil)
+    public convenience init(transport: TransportChoice, label: String? = nil, cookieJar: CookieJar? = nil)
         throws(ConnectionTransport.UnavailableError)
     {
         guard case .libcurl = transport else {
-            self.init(label: label)
+            self.init(label: label, cookieJar: cookieJar)
             return
         }
         #if canImport(CCurlShim)
@@ -108,7 +115,7 @@ public final class ConnectionClient: Sendable, CustomStringConvertible {
             self.init(
                 label: parts.label, prefix: parts.prefix,
                 transport: ConnectionTransport(implementation: curl, name: "libcurl"),
-                stop: { curl.shutdown() }, threadIDs: { curl.threadIDs })
+                stop: { curl.shutdown() }, threadIDs: { curl.threadIDs }, cookieJar: cookieJar)
         #else
             throw ConnectionTransport.UnavailableError(reason: "the libcurl transport is available on Linux only")
         #endif
@@ -116,10 +123,11 @@ public final class ConnectionClient: Sendable, CustomStringConvertible {
 
     private init(
         label: String, prefix: String, transport: ConnectionTransport, stop: @escaping @Sendable () -> Void,
-        threadIDs: @escaping @Sendable () -> [Int32]
+        threadIDs: @escaping @Sendable () -> [Int32], cookieJar: CookieJar?
     ) {
         self.label = label
         self.threadNamePrefix = prefix
+        self.cookieJar = cookieJar
         let (registry, activity) = (ConnectionRegistry(), NetworkActivity())
         self.registry = registry
         self.activity = activity

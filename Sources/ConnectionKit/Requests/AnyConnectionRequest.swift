@@ -277,13 +277,15 @@ open class AnyConnectionRequest: @unchecked Sendable, CustomDebugStringConvertib
     /// on Linux; over URLSession the request fails before sending. Read at the start of every transfer.
     open var tls: TLSConfiguration { .default }
 
-    /// The cookie jar this class's requests share (RFC 6265). Default `nil`: no cookies are stored and a
-    /// request sends exactly the `Cookie` header it sets. Override it once in an app superclass with one
+    /// The cookie jar this class's requests share (RFC 6265). Default: its ``client``'s
+    /// ``ConnectionClient/cookieJar``, which is `nil` unless the client was made with one (never for
+    /// ``ConnectionClient/shared``): then no cookies are stored and a request sends exactly the `Cookie`
+    /// header it sets. Give your client a jar, or override this hook once in an app superclass with one
     /// jar (`static let jar = CookieJar()`): every `Set-Cookie` of its responses is stored, redirect hops
     /// included, and each transfer, each hop of a redirect too, gets the cookies of its own URL, after the
     /// `Cookie` header the request sets itself (kept; a cookie named there is not added again). Read at the
     /// start of every transfer and at every response.
-    open var cookieJar: CookieJar? { nil }
+    open var cookieJar: CookieJar? { client.cookieJar }
 
     // MARK: - Output (overridden by ConnectionRequest)
 

@@ -152,3 +152,25 @@ struct CookieWireTests {
         #expect(server.receivedRequests("/echo").first?.header("Cookie") == "retry-token=r1")
     }
 }
+
+/// The jar a client owns: every request of the client uses it without overriding `cookieJar`.
+@Suite("A client's cookie jar", .timeLimit(.minutes(2)))
+struct ClientCookieJarTests {
+    @Test("a client made with a jar stores and sends its requests' cookies; the shared client's requests keep none")
+    func theClientsJarIsItsRequestsJar() async throws {
+        let server = try TestServer.started()
+        defer { server.stop() }
+        CookieRoutes.install(on: server)
+        for choice in [ConnectionClient.TransportChoice.urlSession, .libcurl] {
+            let jar = CookieJar()
+            let client = try ConnectionClient(transport: choice, label: "cookies", cookieJar: jar)
+            _ = try await FetchOnClient(server.url("/cookies/set?session=abc123"), on: client).value()
+            let later = try await FetchOnClient(server.url("/cookies"), on: client).value()
+            #expect(String(decoding: later, as: UTF8.self).contains("abc123"), "\(choice)")
+            #expect(jar.cookies(for: server.url("/cookies")).map(\.name) == ["session"], "\(choice)")
+            await client.shutdown()
+        }
+        let shared = try await FetchData(server.url("/cookies")).value()
+        #expect(!String(decoding: shared, as: UTF8.self).contains("abc123"))
+    }
+}
