@@ -28,7 +28,8 @@ final class DecodingSink<Element: Sendable>: BodySink {
             throw error
         }
         observe(decoder, elements)
-        return elements.isEmpty ? .more : try deliver(elements, data.count)
+        guard !elements.isEmpty else { return .more }
+        return try deliver(elements, data.count)
     }
 
     func finish() throws -> CompletedBody {

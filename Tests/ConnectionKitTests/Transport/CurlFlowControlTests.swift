@@ -290,6 +290,41 @@ import Testing
         }
 
         @Test(
+            "a demand for more that overtakes the receiver's wait (from another thread, first) is not lost: the body arrives whole"
+        )
+        func demandOvertakingTheWait() async throws {
+            let server = try TestServer.started()
+            defer { server.stop() }
+            let length: Int64 = 4 << 20
+            server.route("/big") { _ in TestResponse(body: .generated(length: length, seed: 5)) }
+            let transport = try CurlTransport.shared.get()
+            let handle = Locked<(any TransferHandle)?>(nil)
+            let overtaken = Locked(0)
+            let receiver = RecordingReceiver { _ in
+                // A streaming request whose consumer takes the elements at once: its demand for more reaches
+                // the transfer from another thread before this answer does. Each pair cancels out.
+                guard let current = handle.withLock({ $0 }), overtaken.withLock({ $0 }) < 50 else { return .more }
+                let asked = DispatchSemaphore(value: 0)
+                DispatchQueue.global().async {
+                    current.demandMore()
+                    asked.signal()
+                }
+                asked.wait()
+                overtaken.withLock { $0 += 1 }
+                return .wait
+            }
+            try handle.withLock {
+                $0 = try transport.startTransfer(URLRequest(url: server.url("/big")), receiver: receiver)
+            }
+            await receiver.waitForCompletion()
+            let state = receiver.state.withLock { $0 }
+            #expect(overtaken.withLock { $0 } > 0, "no demand overtook a wait: the test proves nothing")
+            #expect(state.completions.count == 1)
+            #expect(state.completions.first.map { $0 == nil } == true, "\(state.completions)")
+            #expect(state.body == TestBody.generatedBytes(length: length, seed: 5))
+        }
+
+        @Test(
             "a body saved to a file through a sink that cannot keep up pauses at the 4 MiB bound and arrives byte for byte"
         )
         func slowFileSinkPauses() async throws {
