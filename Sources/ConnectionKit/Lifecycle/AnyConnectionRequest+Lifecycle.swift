@@ -116,13 +116,11 @@ extension AnyConnectionRequest {
         let ownCookieHeader = request.value(forHTTPHeaderField: "Cookie")
         addJarCookies(to: &request)
         let fileTarget: FileTarget?
-        let transport: any Transport
+        let prepared: any PreparedTransfer
         do {
             fileTarget = try makeFileTarget(resuming: &request)
             try WireValidation.check(request, hook: "makeURLRequest()")
-            // The class's proxy and TLS configuration, or a refusal before anything is sent.
-            transport = try TLSRouting.transport(
-                self.transport.implementation(proxy: proxy), for: self, url: request.url)
+            prepared = try prepareTransfer(request, run: run, savingToFile: fileTarget != nil)
         } catch let error as ConnectionError {
             finish(run: run, outcome: .failure(contextualize(error)))
             return
@@ -147,8 +145,7 @@ extension AnyConnectionRequest {
         guard case .startTransfer(let number) = action else { return }
         runClient.notify(.willSend(request), for: self)
         let receiver = TransferContext(request: self, transfer: number, fileTarget: fileTarget)
-        let handle = (fileTarget == nil ? transport : transport.fileTransport).startTransfer(
-            request, bodyFile: bodyFile(for: request, run: run), receiver: receiver)
+        let handle = prepared.start(receiver: receiver)
         let transfer = ActiveTransfer(handle: handle, context: receiver)
         let stored = storage.withLock { $0.lifecycle.handle(.transferCreated(number, transfer)) }
         if case .abandonTransfer(let late) = stored {
@@ -157,6 +154,20 @@ extension AnyConnectionRequest {
             return
         }
         armIdleTimer(for: number)
+    }
+
+    /// Hands `request` to the class's transport with what the class asks of the transfer (its body's
+    /// file, its lane, its proxy and TLS configuration): the transport readies it, or refuses before
+    /// anything is sent.
+    private func prepareTransfer(
+        _ request: URLRequest, run: RunNumber, savingToFile: Bool
+    ) throws(ConnectionError) -> any PreparedTransfer {
+        var options = TransferOptions()
+        options.bodyFile = bodyFile(for: request, run: run)
+        options.lane = savingToFile ? .savedToFile : .memory
+        options.proxy = try ConnectionTransport.checkedProxy(proxy)
+        options.tls = TLSRouting.configuration(of: self, for: request.url)
+        return try transport.implementation.prepareTransfer(request, options: options)
     }
 
     /// Ends transfer `number`: its later events are ignored and its idle timer stops. Returns the

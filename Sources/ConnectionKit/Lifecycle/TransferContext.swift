@@ -61,15 +61,17 @@ final class TransferContext: TransferReceiver, @unchecked Sendable {
         }
     }
 
-    func transferDidReceive(data: Data) {
+    func transferDidReceive(data: Data) -> TransferDemand {
+        let demand: TransferDemand
         do {
-            try slot.withLock { try $0.sink?.append(data) }
+            demand = try slot.withLock { try $0.sink?.append(data) } ?? .more
         } catch {
             fail(request.contextualize(error, as: { .fileSystem(underlying: $0) }), response: nil)
-            return
+            return .more
         }
         request.transferDidProgress(
             .download, bytes: Int64(data.count), total: nil, transfer: transfer, interval: progressInterval)
+        return demand
     }
 
     func transferDidSend(totalBytes: Int64, expectedBytes: Int64) {

@@ -10,7 +10,9 @@ import Foundation
 
 /// Where a response body goes while it arrives.
 protocol BodySink: AnyObject {
-    func append(_ data: Data) throws
+    /// Takes a piece of the body; the answer is the transfer's demand (``TransferDemand``): `.wait` only
+    /// from a sink that later asks the transfer for more itself (a streaming request's consumer).
+    func append(_ data: Data) throws -> TransferDemand
     /// Closes the sink and hands over what it holds.
     func finish() throws -> CompletedBody
     /// Throws away whatever was received (and any temporary file).

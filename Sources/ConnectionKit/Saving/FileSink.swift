@@ -81,7 +81,7 @@ final class FileSink: BodySink {
         if descriptor >= 0 { close(descriptor) }
     }
 
-    func append(_ data: Data) throws {
+    func append(_ data: Data) throws -> TransferDemand {
         let written = data.withUnsafeBytes { (buffer: UnsafeRawBufferPointer) in
             hasher?.update(buffer)
             return POSIXFile.writeAll(buffer, to: descriptor)
@@ -92,6 +92,7 @@ final class FileSink: BodySink {
             )
         }
         length += Int64(data.count)
+        return .more
     }
 
     /// Closes the file and checks it against the expected size and digest; a mismatch removes it.

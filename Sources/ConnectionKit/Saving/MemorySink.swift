@@ -12,11 +12,12 @@ final class MemorySink: BodySink {
         }
     }
 
-    func append(_ data: Data) throws {
+    func append(_ data: Data) throws -> TransferDemand {
         guard Int64(buffer.count) + Int64(data.count) <= limit else {
             throw ConnectionError(.responseTooLarge(limit: limit))
         }
         buffer.append(data)
+        return .more
     }
 
     func finish() throws -> CompletedBody { .memory(buffer) }

@@ -128,7 +128,7 @@ open class StreamingConnectionRequest<Element: Sendable>: ConnectionRequest<Int>
                 self?.decoderDidAdvance(decoder, elements: elements, attempt: attempt)
             },
             deliver: { [weak self] elements, bytes in
-                try self?.received(elements, bytes: bytes, run: run, capacity: capacity)
+                try self?.received(elements, bytes: bytes, run: run, capacity: capacity) ?? .more
             })
     }
 
@@ -146,14 +146,17 @@ open class StreamingConnectionRequest<Element: Sendable>: ConnectionRequest<Int>
     // MARK: - Delivery
 
     /// Elements decoded from `bytes` of the body (on the transport's queue): counted, bounded, sent to the
-    /// callback queue.
-    private func received(_ elements: [Element], bytes: Int, run: RunNumber, capacity: BufferCapacity) throws {
+    /// callback queue. Returns the demand for the transfer: `.wait` once the buffer holds enough, on a
+    /// transfer that follows demand; ``released(_:count:run:)`` asks for more.
+    private func received(
+        _ elements: [Element], bytes: Int, run: RunNumber, capacity: BufferCapacity
+    ) throws -> TransferDemand {
         let weight = bytes / elements.count
         let batch = zip(elements, [weight + bytes % elements.count] + repeatElement(weight, count: elements.count - 1))
             .map { BufferedElement(element: $0, bytes: $1) }
         let pauseAt = BufferCapacity(
             elements: capacity.elements, bytes: min(capacity.bytes, StreamLimits.pauseThresholdBytes))
-        // Whether to pause, and the bound that was exceeded if pausing is a must (elements first).
+        // Whether to wait, and the bound that was exceeded if waiting is a must (elements first).
         let pause: (at: BufferCapacity, exceeded: Int?)? = streaming.withLock { state in
             guard state.run == run else { return nil }
             state.received += elements.count
@@ -165,14 +168,18 @@ open class StreamingConnectionRequest<Element: Sendable>: ConnectionRequest<Int>
             }
             return !state.cannotPause && state.buffered.exceeds(pauseAt) ? (pauseAt, nil) : nil
         }
+        var demand = TransferDemand.more
         if let pause {
+            // A transfer not stored yet (its events began before the transport returned it) cannot be
+            // asked for more later: it is not made to wait, and asked again at the next chunk.
             let handle = storage.withLock { $0.transfer?.handle }
-            let paused = handle?.pauseReceiving() ?? false
-            if !paused, let exceeded = pause.exceeded {
+            let waits = handle?.followsDemand ?? false
+            if !waits, let exceeded = pause.exceeded {
                 throw ConnectionError(.streamBufferFull(limit: exceeded))
             }
+            // Recorded before the elements go out: the consumer that takes them may ask for more at once.
             streaming.withLock { state in
-                if paused {
+                if waits {
                     state.paused = true
                     state.pausedHandle = handle
                     state.capacity = pause.at
@@ -180,8 +187,10 @@ open class StreamingConnectionRequest<Element: Sendable>: ConnectionRequest<Int>
                     state.cannotPause = true
                 }
             }
+            if waits { demand = .wait }
         }
         callbackQueue.async { self.deliver(batch, run: run) }
+        return demand
     }
 
     /// On the callback queue: the hook, then the `elements()` consumer if there is one.
@@ -203,7 +212,8 @@ open class StreamingConnectionRequest<Element: Sendable>: ConnectionRequest<Int>
         }
     }
 
-    /// `count` elements (`bytes` in all) left the buffer; a paused transfer resumes once half of it is free.
+    /// `count` elements (`bytes` in all) left the buffer; a waiting transfer is asked for more once half of
+    /// it is free.
     func released(_ bytes: Int, count: Int, run: RunNumber) {
         let resume: (any TransferHandle)? = streaming.withLock { state in
             guard state.run == run else { return nil }
@@ -215,7 +225,7 @@ open class StreamingConnectionRequest<Element: Sendable>: ConnectionRequest<Int>
             defer { state.pausedHandle = nil }
             return state.pausedHandle
         }
-        resume?.resumeReceiving()
+        resume?.demandMore()
     }
 
     /// Makes `channel` the consumer of the next run's elements.

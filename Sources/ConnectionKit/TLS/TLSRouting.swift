@@ -1,38 +1,17 @@
 import Foundation
 
-/// Applies a request class's ``TLSConfiguration`` where its transfers start: the libcurl transport
-/// gets the settings, a transport that cannot honour them refuses before anything is sent, and a
-/// redirect from `https` to `http` is refused unless allowed.
+/// Applies a request class's ``TLSConfiguration`` where its transfers start: the configuration goes
+/// to the transport with each `https` transfer (``TransferOptions/tls``), where the transport honours it
+/// or refuses before anything is sent, and a redirect from `https` to `http` is refused unless allowed.
 enum TLSRouting {
-    /// The transport for one transfer of `request` to `url` (an attempt or a redirect hop). A plain
-    /// `http` transfer has no TLS to configure: it goes as it would without the configuration.
-    static func transport(_ base: any Transport, for request: AnyConnectionRequest, url: URL?) throws(ConnectionError)
-        -> any Transport
-    {
-        guard url?.scheme?.lowercased() == "https" else { return base }
+    /// The TLS configuration of one transfer of `request` to `url` (an attempt or a redirect hop), each
+    /// hop's own: a plain `http` transfer has no TLS to configure (`nil`), so it goes as it would
+    /// without the configuration.
+    static func configuration(of request: AnyConnectionRequest, for url: URL?) -> TLSConfiguration? {
+        guard url?.scheme?.lowercased() == "https" else { return nil }
         let tls = request.tls
         if !tls.verifiesServer { warnOnce(about: request.typeName) }
-        #if canImport(CCurlShim)
-            if var routed = CurlRoutedTransport.routing(base) {
-                routed.route.tls = try CurlTLSSettings(tls)
-                return routed
-            }
-        #endif
-        if let asks = tls.beyondDefault {
-            throw ConnectionError(.tls(TLSFailure(.unsupported, message: urlSessionRefusal(asks))))
-        }
-        return base
-    }
-
-    /// The sentence for a class whose configuration URLSession cannot honour.
-    static func urlSessionRefusal(_ asks: String) -> String {
-        #if os(Linux)
-            return "the class's tls \(asks), which URLSession on Linux cannot do, and nothing was sent; choose the "
-                + "libcurl transport for this class (override transport to return try .libcurl())."
-        #else
-            return "the class's tls \(asks), which ConnectionKit does not do over URLSession on this platform yet, "
-                + "and nothing was sent; see docs/tls.md."
-        #endif
+        return tls
     }
 
     /// The error for a redirect from `previous` to `next` that would leave TLS, or `nil` when it may be followed.

@@ -1,7 +1,7 @@
 import Foundation
 
 /// A transfer that a shut-down transport refuses: it completes with `ConnectionError.Kind.clientShutDown`,
-/// on another thread (never inside `startTransfer`, as the threading contract says), unless it is
+/// on another thread (never inside `start(receiver:)`, as the threading contract says), unless it is
 /// cancelled first.
 final class RefusedTransfer: TransferHandle {
     private let cancelled = Locked(false)
@@ -19,4 +19,9 @@ final class RefusedTransfer: TransferHandle {
     func cancel() {
         cancelled.withLock { $0 = true }
     }
+
+    /// Nothing is received, so there is no demand to follow.
+    var followsDemand: Bool { false }
+
+    func demandMore() {}
 }

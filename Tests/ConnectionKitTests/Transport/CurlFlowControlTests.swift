@@ -41,15 +41,15 @@ import Testing
         let state = Locked(State())
         /// How long each chunk takes to consume (the slow sink).
         let delay: TimeInterval
-        /// Called after each chunk, with the bytes received so far.
-        let onChunk: @Sendable (Int) -> Void
+        /// Called after each chunk, with the bytes received so far; answers the receiver's demand.
+        let onChunk: @Sendable (Int) -> TransferDemand
         /// When set, the first chunk waits for it: a sink stuck until the test lets it go.
         let hold: DispatchSemaphore?
         private let ended = Locked<[@Sendable () -> Void]>([])
 
         init(
             delay: TimeInterval = 0, hold: DispatchSemaphore? = nil,
-            onChunk: @escaping @Sendable (Int) -> Void = { _ in }
+            onChunk: @escaping @Sendable (Int) -> TransferDemand = { _ in .more }
         ) {
             self.delay = delay
             self.hold = hold
@@ -60,7 +60,7 @@ import Testing
             state.withLock { $0.status = response.statusCode }
         }
 
-        func transferDidReceive(data: Data) {
+        func transferDidReceive(data: Data) -> TransferDemand {
             if let hold, state.withLock({ $0.chunks == 0 }) { _ = hold.wait(timeout: .now() + 60) }
             if delay > 0 { Thread.sleep(forTimeInterval: delay) }
             let total = state.withLock { state in
@@ -68,7 +68,7 @@ import Testing
                 state.chunks += 1
                 return state.body.count
             }
-            onChunk(total)
+            return onChunk(total)
         }
 
         func transferDidSend(totalBytes: Int64, expectedBytes: Int64) {}
@@ -209,7 +209,7 @@ import Testing
             #expect(error.isCancelled)
         }
 
-        @Test("pauseReceiving holds the body until resumeReceiving, then the whole body arrives byte for byte")
+        @Test("a receiver that answers wait gets no more body until it demands more, then the whole body byte for byte")
         func pauseThenResume() async throws {
             let server = try TestServer.started()
             defer { server.stop() }
@@ -219,15 +219,15 @@ import Testing
             let handle = Locked<(any TransferHandle)?>(nil)
             let pausedAt = Locked<Int?>(nil)
             let receiver = RecordingReceiver { total in
-                // Pause after the first chunk, from inside the callback (as a streaming request does).
+                // Wait after the first chunk, answered from inside the callback (as a streaming request does).
                 let first = pausedAt.withLock { pausedAt in
                     defer { if pausedAt == nil { pausedAt = total } }
                     return pausedAt == nil
                 }
-                if first { _ = handle.withLock { $0 }?.pauseReceiving() }
+                return first ? .wait : .more
             }
-            handle.withLock {
-                $0 = transport.startTransfer(URLRequest(url: server.url("/big")), bodyFile: nil, receiver: receiver)
+            try handle.withLock {
+                $0 = try transport.startTransfer(URLRequest(url: server.url("/big")), receiver: receiver)
             }
             #expect(await eventually { pausedAt.withLock { $0 } != nil })
             // While paused, at most the chunk libcurl was already handing over arrives.
@@ -238,7 +238,8 @@ import Testing
             #expect(after - before <= 16 * 1024, "\(after - before) bytes arrived while paused")
             #expect(after < Int(length) / 2, "pausing did not hold the body back (\(after) of \(length) bytes)")
             #expect(paused <= 64 * 1024)
-            handle.withLock { $0 }?.resumeReceiving()
+            #expect(handle.withLock { $0 }?.followsDemand == true)
+            handle.withLock { $0 }?.demandMore()
             await receiver.waitForCompletion()
             let state = receiver.state.withLock { $0 }
             #expect(state.completions.count == 1)
@@ -268,10 +269,10 @@ import Testing
                     defer { if firstChunk == nil { firstChunk = total } }
                     return firstChunk == nil
                 }
-                if first { _ = handle.withLock { $0 }?.pauseReceiving() }
+                return first ? .wait : .more
             }
-            handle.withLock {
-                $0 = transport.startTransfer(URLRequest(url: server.url("/zeros")), bodyFile: nil, receiver: receiver)
+            try handle.withLock {
+                $0 = try transport.startTransfer(URLRequest(url: server.url("/zeros")), receiver: receiver)
             }
             #expect(await eventually { firstChunk.withLock { $0 } != nil })
             let first = try #require(firstChunk.withLock { $0 })
@@ -279,13 +280,52 @@ import Testing
             // Paused: nothing more than the chunk already on its way, and no completion.
             #expect(receiver.state.withLock { $0.chunks } <= 2)
             #expect(receiver.state.withLock { $0.completions.isEmpty })
-            handle.withLock { $0 }?.resumeReceiving()
+            handle.withLock { $0 }?.demandMore()
             await receiver.waitForCompletion()
             let state = receiver.state.withLock { $0 }
             #expect(first < 1_000_000, "the whole body came in one chunk: the test proves nothing")
             #expect(state.completions.count == 1)
             #expect(state.completions.first.map { $0 == nil } == true, "\(state.completions)")
             #expect(state.body == Data(count: 1_000_000))
+        }
+
+        @Test(
+            "a demand for more that overtakes the receiver's wait (from another thread, first) is not lost: the body arrives whole"
+        )
+        func demandOvertakingTheWait() async throws {
+            let server = try TestServer.started()
+            defer { server.stop() }
+            let length: Int64 = 4 << 20
+            server.route("/big") { _ in TestResponse(body: .generated(length: length, seed: 5)) }
+            let transport = try CurlTransport.shared.get()
+            let handle = Locked<(any TransferHandle)?>(nil)
+            let overtaken = Locked(0)
+            let receiver = RecordingReceiver { _ in
+                // A streaming request whose consumer takes the elements at once: its demand for more reaches
+                // the transfer from another thread before this answer does. Each pair cancels out.
+                guard let current = handle.withLock({ $0 }), overtaken.withLock({ $0 }) < 50 else { return .more }
+                let asked = DispatchSemaphore(value: 0)
+                DispatchQueue.global().async {
+                    current.demandMore()
+                    asked.signal()
+                }
+                asked.wait()
+                overtaken.withLock { $0 += 1 }
+                return .wait
+            }
+            try handle.withLock {
+                $0 = try transport.startTransfer(URLRequest(url: server.url("/big")), receiver: receiver)
+            }
+            await receiver.waitForCompletion()
+            // A transfer left waiting is let go, so that the server's stop does not wait for it to read.
+            handle.withLock { $0 }?.cancel()
+            let state = receiver.state.withLock { $0 }
+            #expect(overtaken.withLock { $0 } > 0, "no demand overtook a wait: the test proves nothing")
+            #expect(state.completions.count == 1)
+            #expect(state.completions.first.map { $0 == nil } == true, "\(state.completions)")
+            // Compared as one Bool: a failed `==` of two 4 MiB bodies would make the test runner diff them.
+            let whole = state.body == TestBody.generatedBytes(length: length, seed: 5)
+            #expect(whole, "\(state.body.count) of \(length) bytes, or not the bytes sent")
         }
 
         @Test(
@@ -296,12 +336,15 @@ import Testing
             defer { server.stop() }
             let length: Int64 = 24 << 20
             server.route("/big") { _ in TestResponse(body: .generated(length: length, seed: 9)) }
-            let transport = try CurlTransport.shared.get().fileTransport
+            let transport = try CurlTransport.shared.get()
+            var toFile = TransferOptions()
+            toFile.lane = .savedToFile
             // The sink is stuck on the first chunk until the queue filled up and the transfer paused, then
             // slow (about 40 MB/s), so that it pauses again whenever loopback outpaces it.
             let hold = DispatchSemaphore(value: 0)
             let receiver = RecordingReceiver(delay: 0.0004, hold: hold)
-            let handle = transport.startTransfer(URLRequest(url: server.url("/big")), bodyFile: nil, receiver: receiver)
+            let handle = try transport.startTransfer(
+                URLRequest(url: server.url("/big")), options: toFile, receiver: receiver)
             // This transfer's own queue: no transfer of a test running beside this one moves its figures.
             let queue = try #require((handle as? CurlTransfer)?.bodyQueue, "a file transfer queues its body")
             #expect(await eventually { queue.pauses.load(ordering: .relaxed) > 0 })
@@ -325,18 +368,20 @@ import Testing
             defer { server.stop() }
             server.route("/big") { _ in TestResponse(body: .generated(length: 64 << 20, seed: 1)) }
             server.route("/fine") { _ in .text("fine") }
-            let transport = try CurlTransport.shared.get().fileTransport
+            let transport = try CurlTransport.shared.get()
+            var toFile = TransferOptions()
+            toFile.lane = .savedToFile
             let hold = DispatchSemaphore(value: 0)
             let receiver = RecordingReceiver(hold: hold)
-            let handle = transport.startTransfer(
-                URLRequest(url: server.url("/big")), bodyFile: nil, receiver: receiver)
+            let handle = try transport.startTransfer(
+                URLRequest(url: server.url("/big")), options: toFile, receiver: receiver)
             let queue = try #require((handle as? CurlTransfer)?.bodyQueue, "a file transfer queues its body")
             #expect(await eventually { queue.pauses.load(ordering: .relaxed) > 0 })
             handle.cancel()
             let chunksAtCancel = receiver.state.withLock { $0.chunks }
             hold.signal()
             let next = RecordingReceiver()
-            _ = transport.startTransfer(URLRequest(url: server.url("/fine")), bodyFile: nil, receiver: next)
+            _ = try transport.startTransfer(URLRequest(url: server.url("/fine")), options: toFile, receiver: next)
             await next.waitForCompletion()
             #expect(String(decoding: next.state.withLock { $0.body }, as: UTF8.self) == "fine")
             // At most the chunk being delivered when cancel() returned, and never a completion.

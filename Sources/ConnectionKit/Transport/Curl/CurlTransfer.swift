@@ -7,18 +7,21 @@
     /// One HTTP exchange on a ``CurlTransport``: its easy handle, the parsing of its response headers,
     /// and the delivery of its events to the receiver.
     ///
-    /// Everything but `cancelled` and `pauseRequested` belongs to the transport's loop thread, which is
-    /// the only thread that sets the transfer up, runs libcurl's callbacks for it and ends it.
+    /// Until it starts, the transfer belongs to the thread that prepared it (it is the transport's
+    /// ``PreparedTransfer``); from then on, everything but `cancelled` and `unmatchedWaits` belongs to the
+    /// transport's loop thread, which is the only thread that sets the transfer up, runs libcurl's
+    /// callbacks for it and ends it.
     ///
-    /// Flow control: while a pause is asked for (``pauseReceiving()``), or while the body queue of a
-    /// transfer saved to a file is full, the write callback returns `CURL_WRITEFUNC_PAUSE`: libcurl keeps
-    /// that chunk, stops reading the socket, and hands the same chunk over again once the loop thread
-    /// calls `curl_easy_pause(CURLPAUSE_CONT)` for a `resume` command. That call may run the write
-    /// callback inside it, so the loop holds no lock while it makes it.
-    final class CurlTransfer: TransferHandle, @unchecked Sendable {
-        // Safe: the mutable properties below are only touched on the transport's loop thread
-        // (see the type's comment); `cancelled` and `pauseRequested` are atomic, the things other
-        // threads touch; `bodyQueue` is a `let` of a Sendable type.
+    /// Flow control is the receiver's demand: while a `.wait` it answered is not matched by a
+    /// ``demandMore()``, or while the body queue of a transfer saved to a file is full, the write callback
+    /// returns `CURL_WRITEFUNC_PAUSE`: libcurl keeps that chunk, stops reading the socket, and hands the
+    /// same chunk over again once the loop thread calls `curl_easy_pause(CURLPAUSE_CONT)` for a `resume`
+    /// command. That call may run the write callback inside it, so the loop holds no lock while it makes it.
+    final class CurlTransfer: PreparedTransfer, TransferHandle, @unchecked Sendable {
+        // Safe: the mutable properties below are set by the preparing thread before `start` posts the
+        // transfer (the inbox's lock orders that), then only touched on the transport's loop thread (see
+        // the type's comment); `cancelled` and `unmatchedWaits` are atomic, the things other threads
+        // touch; `bodyQueue` is a `let` of a Sendable type.
         let request: URLRequest
         let bodyFile: URL?
         /// The class's proxy; `nil` lets libcurl read the environment's.
@@ -27,8 +30,9 @@
         private var receiver: (any TransferReceiver)?
         private weak var transport: CurlTransport?
         private let cancelled = Atomic<Bool>(false)
-        /// Set by ``pauseReceiving()`` (any thread), cleared by ``resumeReceiving()``.
-        private let pauseRequested = Atomic<Bool>(false)
+        /// The receiver's `.wait` answers (loop thread or body queue) less its ``demandMore()`` calls (any
+        /// thread, possibly first): the body is held back while it is above zero.
+        private let unmatchedWaits = Atomic<Int>(0)
         /// The write callback returned `CURL_WRITEFUNC_PAUSE`: libcurl holds a chunk and reads no more.
         private var paused = false
         /// Bodies saved to a file: where their events go, off the loop thread (`nil`: delivered on it).
@@ -61,14 +65,10 @@
         /// without it, a libcurl that predates that bound reads an endless head into memory.
         static let maximumHeaderBytes = 300 * 1024
 
-        init(
-            request: URLRequest, bodyFile: URL?, receiver: any TransferReceiver, transport: CurlTransport,
-            queuesBody: Bool, proxy: URL? = nil
-        ) {
+        init(request: URLRequest, bodyFile: URL?, transport: CurlTransport, queuesBody: Bool, proxy: URL? = nil) {
             self.request = request
             self.bodyFile = bodyFile
             self.proxy = proxy
-            self.receiver = receiver
             self.transport = transport
             self.bodyQueue = queuesBody ? CurlBodyQueue() : nil
         }
@@ -80,21 +80,33 @@
             transport?.post(.cancel(self))
         }
 
-        func pauseReceiving() -> Bool {
-            // Takes effect at the next chunk: the one being delivered is already taken.
-            pauseRequested.store(true, ordering: .sequentiallyConsistent)
-            return true
+        /// Hands the transfer to its loop; the receiver gets its events from there.
+        func start(receiver: any TransferReceiver) -> any TransferHandle {
+            self.receiver = receiver
+            transport?.post(.start(self))
+            return self
         }
 
-        func resumeReceiving() {
-            pauseRequested.store(false, ordering: .sequentiallyConsistent)
+        var followsDemand: Bool { true }
+
+        func demandMore() {
+            unmatchedWaits.subtract(1, ordering: .sequentiallyConsistent)
             transport?.post(.resume(self))
         }
 
-        /// On the loop thread, for a `resume` command: lets libcurl read again unless a pause is
-        /// still wanted. libcurl may hand the held chunk over inside this call.
+        /// Records the receiver's answer to a chunk. A `.wait` takes effect at the next chunk: the one
+        /// just delivered is already taken.
+        private func note(_ demand: TransferDemand) {
+            if demand == .wait { unmatchedWaits.add(1, ordering: .sequentiallyConsistent) }
+        }
+
+        /// Whether the receiver's demand lets the body come: no `.wait` is left unmatched.
+        private var isDemanded: Bool { unmatchedWaits.load(ordering: .sequentiallyConsistent) <= 0 }
+
+        /// On the loop thread, for a `resume` command: lets libcurl read again unless the receiver still
+        /// waits. libcurl may hand the held chunk over inside this call.
         func resumeIfPaused() {
-            guard active, paused, !pauseRequested.load(ordering: .sequentiallyConsistent), let xfer else { return }
+            guard active, paused, isDemanded, let xfer else { return }
             paused = false
             _ = ccurl_xfer_unpause(xfer)
         }
@@ -190,19 +202,19 @@
         fileprivate func received(_ bytes: UnsafeMutablePointer<CChar>, count: Int) -> Int {
             // A short count makes libcurl abort the transfer.
             guard !isCancelled else { return 0 }
-            guard !pauseRequested.load(ordering: .sequentiallyConsistent), bodyQueue?.hasRoom() ?? true else {
+            guard isDemanded, bodyQueue?.hasRoom() ?? true else {
                 paused = true
                 return ccurl_write_pause()
             }
             guard let receiver else { return count }
             let data = Data(bytes: bytes, count: count)
             guard let bodyQueue else {
-                receiver.transferDidReceive(data: data)
+                note(receiver.transferDidReceive(data: data))
                 return count
             }
             bodyQueue.enqueue(
                 bytes: count,
-                { [self] in if !isCancelled { receiver.transferDidReceive(data: data) } },
+                { [self] in if !isCancelled { note(receiver.transferDidReceive(data: data)) } },
                 resume: { [self] in transport?.post(.resume(self)) })
             return count
         }

@@ -26,7 +26,7 @@
         enum Command {
             case start(CurlTransfer)
             case cancel(CurlTransfer)
-            /// Flow control: the transfer may read again (see ``CurlTransfer``).
+            /// Flow control: the receiver asked for more; the transfer may read again (see ``CurlTransfer``).
             case resume(CurlTransfer)
             /// The client shuts down: the transfers still in the loop end, and the loop thread ends.
             case stop
@@ -94,26 +94,20 @@
             bodiesToFile?.shutdown()
         }
 
-        var fileTransport: any Transport { bodiesToFile ?? self }
-
-        /// ``fileTransport``, as the libcurl transport it is.
-        var fileCurlTransport: CurlTransport { bodiesToFile ?? self }
-
-        func startTransfer(_ request: URLRequest, bodyFile: URL?, receiver: any TransferReceiver) -> any TransferHandle
+        /// Readies a transfer on this transport's loop, or on the loop of bodies saved to a file for
+        /// ``TransferOptions/Lane/savedToFile``, through the class's proxy (`nil`: what the environment
+        /// says, `http_proxy`, `https_proxy`, `no_proxy`, read by libcurl itself) and with its TLS
+        /// configuration resolved here, on the caller's thread (it may read files and a credential store).
+        /// - Throws: the `ConnectionError` (`.tls` or `.invalidRequest`) of a TLS configuration that
+        ///   cannot be resolved; nothing is sent.
+        func prepareTransfer(_ request: URLRequest, options: TransferOptions) throws(ConnectionError)
+            -> any PreparedTransfer
         {
-            startTransfer(request, bodyFile: bodyFile, receiver: receiver, route: CurlRoute())
-        }
-
-        /// Starts a transfer on `route`: a request class's proxy (`nil`: what the environment says,
-        /// `http_proxy`, `https_proxy`, `no_proxy`, read by libcurl itself) and TLS settings.
-        func startTransfer(
-            _ request: URLRequest, bodyFile: URL?, receiver: any TransferReceiver, route: CurlRoute
-        ) -> any TransferHandle {
+            let loop = options.lane == .savedToFile ? bodiesToFile ?? self : self
             let transfer = CurlTransfer(
-                request: request, bodyFile: bodyFile, receiver: receiver, transport: self,
-                queuesBody: bodiesToFile == nil, proxy: route.proxy)
-            transfer.tls = route.tls
-            post(.start(transfer))
+                request: request, bodyFile: options.bodyFile, transport: loop, queuesBody: loop.bodiesToFile == nil,
+                proxy: options.proxy)
+            if let tls = options.tls { transfer.tls = try CurlTLSSettings(tls) }
             return transfer
         }
 

@@ -22,8 +22,6 @@ final class URLSessionTransport: Transport {
     /// behind them (seconds, measured, for a small GET during a 1 GiB download).
     static let savingToFile = URLSessionTransport()
 
-    var fileTransport: any Transport { bodiesToFile ?? self }
-
     private let session: URLSession
     private let router: SessionRouter
     /// `URLSessionTask.cancel()` may block; it never runs on the caller's thread.
@@ -70,7 +68,7 @@ final class URLSessionTransport: Transport {
     }
 
     /// Cancels the sessions' tasks and invalidates them: its client shut down (and its requests ended).
-    /// A transfer started afterwards fails with `clientShutDown`.
+    /// A transfer asked for afterwards is refused with `clientShutDown`.
     func shutdown() {
         let first = stopped.withLock { stopped in
             defer { stopped = true }
@@ -81,7 +79,21 @@ final class URLSessionTransport: Transport {
         bodiesToFile?.shutdown()
     }
 
-    func startTransfer(_ request: URLRequest, bodyFile: URL?, receiver: any TransferReceiver) -> any TransferHandle {
+    /// Readies a transfer on this session, or on its session for bodies saved to a file. Refuses a proxy
+    /// chosen per class and TLS settings beyond the default: URLSession cannot honour either per request
+    /// (``refusal(of:)``); and every transfer once its client shut it down.
+    func prepareTransfer(_ request: URLRequest, options: TransferOptions) throws(ConnectionError)
+        -> any PreparedTransfer
+    {
+        if let refusal = Self.refusal(of: options) { throw refusal }
+        guard !stopped.withLock({ $0 }) else { throw ConnectionError(.clientShutDown) }
+        let lane = options.lane == .savedToFile ? (bodiesToFile ?? self) : self
+        return SessionPreparedTransfer(transport: lane, request: request, bodyFile: options.bodyFile)
+    }
+
+    /// Creates and resumes the task of a prepared transfer (refused when the client shut down since).
+    fileprivate func start(_ request: URLRequest, bodyFile: URL?, receiver: any TransferReceiver) -> any TransferHandle
+    {
         guard !stopped.withLock({ $0 }) else { return RefusedTransfer.start(receiver) }
         var request = request
         request.timeoutInterval = Self.backstopTimeout(after: request.timeoutInterval)
@@ -109,6 +121,17 @@ final class URLSessionTransport: Transport {
     }
 }
 
+/// A transfer URLSession accepted: its task is created when it starts.
+private struct SessionPreparedTransfer: PreparedTransfer {
+    let transport: URLSessionTransport
+    let request: URLRequest
+    let bodyFile: URL?
+
+    func start(receiver: any TransferReceiver) -> any TransferHandle {
+        transport.start(request, bodyFile: bodyFile, receiver: receiver)
+    }
+}
+
 /// Cancels one URLSession task without blocking the caller.
 private struct SessionTransferHandle: TransferHandle {
     let task: URLSessionTask
@@ -120,6 +143,12 @@ private struct SessionTransferHandle: TransferHandle {
         let task = self.task
         cancelQueue.async { task.cancel() }
     }
+
+    /// URLSession reads a task's body ahead of its delegate, and on Linux `suspend()` and `resume()`
+    /// restart the transfer from byte 0 (LINUX.md): a `.wait` cannot be honoured.
+    var followsDemand: Bool { false }
+
+    func demandMore() {}
 }
 
 /// The session delegate: routes each task's events to its receiver.
@@ -174,7 +203,8 @@ private final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-        receiver(for: dataTask)?.transferDidReceive(data: data)
+        // The demand is not followed (`followsDemand` is false): the receiver bounds its own buffer.
+        _ = receiver(for: dataTask)?.transferDidReceive(data: data)
     }
 
     func urlSession(

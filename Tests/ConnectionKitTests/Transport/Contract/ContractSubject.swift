@@ -37,7 +37,7 @@ enum ContractSubject: String, CaseIterable, Sendable, CustomTestStringConvertibl
         }
     }
 
-    /// Whether `pauseReceiving()` answers `true` (URLSession cannot pause on Linux, see `TransferHandle`).
+    /// Whether its transfers follow the receiver's demand (URLSession cannot pause on Linux, see `TransferHandle`).
     var canPause: Bool { self != .urlSession }
 
     /// The real transport, or `nil` for the scripted one.

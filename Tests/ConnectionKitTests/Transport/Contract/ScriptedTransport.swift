@@ -37,7 +37,8 @@ final class ScriptedTransport: Sendable {
     }
 
     let script: [Step]
-    /// Whether `pauseReceiving()` answers `true` (and `.data` steps wait while paused).
+    /// Whether its transfers follow the receiver's demand (`followsDemand`: a `.wait` answer holds the
+    /// next `.data` step until `demandMore()`).
     let canPause: Bool
     private let startedRequests = Locked<[URLRequest]>([])
     private let handles = Locked<[ScriptedTransfer]>([])
@@ -146,7 +147,9 @@ final class ScriptedTransfer: @unchecked Sendable {
                     url: url, statusCode: status, httpVersion: "HTTP/1.1", head: ResponseHead(fields: fields))
                 response = made
                 receiver.transferDidReceive(response: made)
-            case .data(let data): receiver.transferDidReceive(data: data)
+            case .data(let data):
+                // A `.wait` answer holds the next `.data` step until `demandMore()` (when it follows demand).
+                if receiver.transferDidReceive(data: data) == .wait { _ = setPaused(true) }
             case .sent(let total, let expected): receiver.transferDidSend(totalBytes: total, expectedBytes: expected)
             case .metrics(let metrics): receiver.transferDidCollect(metrics: metrics)
             case .complete(let error): receiver.transferDidComplete(response: response, error: error)
@@ -173,6 +176,8 @@ final class ScriptedTransfer: @unchecked Sendable {
         condition.broadcast()
     }
 
+    fileprivate var canPauseTransfer: Bool { canPause }
+
     fileprivate func setPaused(_ paused: Bool) -> Bool {
         guard canPause else { return false }
         locked { $0.pauseRequested = paused }
@@ -181,17 +186,29 @@ final class ScriptedTransfer: @unchecked Sendable {
     }
 }
 
-// The conformances, in one place: the transport seam as it is today (`startTransfer` with a body file,
-// flow control by `pauseReceiving`). A change of the seam changes these lines only.
+// The conformances, in one place: the transport seam (`prepareTransfer` with its options, then `start`;
+// flow control by the receiver's demand). A change of the seam changes these lines only.
 
 extension ScriptedTransport: Transport {
-    func startTransfer(_ request: URLRequest, bodyFile: URL?, receiver: any TransferReceiver) -> any TransferHandle {
-        begin(request, receiver: receiver)
+    func prepareTransfer(_ request: URLRequest, options: TransferOptions) throws(ConnectionError)
+        -> any PreparedTransfer
+    {
+        ScriptedPreparedTransfer(transport: self, request: request)
+    }
+}
+
+/// A scripted transfer prepared and not yet started.
+struct ScriptedPreparedTransfer: PreparedTransfer {
+    let transport: ScriptedTransport
+    let request: URLRequest
+
+    func start(receiver: any TransferReceiver) -> any TransferHandle {
+        transport.begin(request, receiver: receiver)
     }
 }
 
 extension ScriptedTransfer: TransferHandle {
     func cancel() { cancelTransfer() }
-    func pauseReceiving() -> Bool { setPaused(true) }
-    func resumeReceiving() { _ = setPaused(false) }
+    var followsDemand: Bool { canPauseTransfer }
+    func demandMore() { _ = setPaused(false) }
 }

@@ -15,7 +15,13 @@ func startLogged(
     _ request: URLRequest, on transport: any Transport, bodyFile: URL? = nil, log: TransferLog
 ) -> any TransferHandle {
     log.willStart()
-    let handle = transport.startTransfer(request, bodyFile: bodyFile, receiver: log)
+    let handle: any TransferHandle
+    do {
+        handle = try transport.startTransfer(request, options: TransferOptions(bodyFile: bodyFile), receiver: log)
+    } catch {
+        Issue.record("the transport refused the transfer: \(error)")
+        handle = RefusedTransfer.start(log)
+    }
     log.didStart(handle)
     return handle
 }
@@ -73,12 +79,18 @@ final class TransferLog: TransferReceiver, @unchecked Sendable {
     let state = Locked(State())
     /// Left when `startTransfer` returned and the handle is stored.
     private let stored = DispatchGroup()
-    /// Called at the end of every event, on the transport's thread (a test cancels or pauses from here).
+    /// Called at the end of every event, on the transport's thread (a test cancels from here).
     let onEvent: @Sendable (TransferLog, Event) -> Void
+    /// The answer to each piece of the body (default: always more).
+    let demand: @Sendable (TransferLog, Event) -> TransferDemand
     private let ended = Locked<[@Sendable () -> Void]>([])
 
-    init(onEvent: @escaping @Sendable (TransferLog, Event) -> Void = { _, _ in }) {
+    init(
+        onEvent: @escaping @Sendable (TransferLog, Event) -> Void = { _, _ in },
+        demand: @escaping @Sendable (TransferLog, Event) -> TransferDemand = { _, _ in .more }
+    ) {
         self.onEvent = onEvent
+        self.demand = demand
         stored.enter()
     }
 
@@ -124,8 +136,10 @@ final class TransferLog: TransferReceiver, @unchecked Sendable {
         record(.response(status: response.statusCode)) { $0.response = response }
     }
 
-    func transferDidReceive(data: Data) {
-        record(.data(count: data.count)) { $0.body.append(data) }
+    func transferDidReceive(data: Data) -> TransferDemand {
+        let event = Event.data(count: data.count)
+        record(event) { $0.body.append(data) }
+        return demand(self, event)
     }
 
     func transferDidSend(totalBytes: Int64, expectedBytes: Int64) {

@@ -249,34 +249,33 @@ struct TransportContractTests {
     }
 
     @Test(
-        "6. pauseReceiving() stops the body (true) or refuses at once (false); the transfer then completes whole",
+        "6. a .wait answer stops the body until demandMore() where the transfer follows demand (not URLSession); it then completes whole",
         arguments: ContractSubject.all)
-    func pauseStopsOrRefuses(subject: ContractSubject) async throws {
+    func waitStopsTheBodyUntilDemanded(subject: ContractSubject) async throws {
         let length = 32 * 1024 * 1024
         let script: [ScriptedTransport.Step] =
             [.response(status: 200)] + ScriptedTransport.Step.body(length, chunk: 65_536) + [.complete()]
         let fixture = try ContractFixture(subject, script: script) { _ in
             TestResponse(body: .generated(length: Int64(length), seed: 6))
         }
-        let answer = Locked<(paused: Bool, took: TimeInterval)?>(nil)
-        let log = TransferLog { log, event in
-            guard case .data = event, answer.withLock({ $0 == nil }), let handle = log.storedHandle() else { return }
-            let start = Date()
-            let paused = handle.pauseReceiving()
-            answer.withLock { $0 = (paused, Date().timeIntervalSince(start)) }
-        }
+        let answered = Locked(false)
+        let log = TransferLog(demand: { _, _ in
+            answered.withLock { answered in
+                defer { answered = true }
+                return answered ? .more : .wait
+            }
+        })
         startLogged(fixture.request, on: fixture.transport, log: log)
-        #expect(await becomesTrue { answer.withLock { $0 != nil } })
-        let (paused, took) = answer.withLock { $0 } ?? (false, 99)
-        #expect(paused == subject.canPause)
-        #expect(took < 2)
-        if paused {
+        #expect(await becomesTrue { answered.withLock { $0 } })
+        let follows = log.storedHandle()?.followsDemand ?? false
+        #expect(follows == subject.canPause)
+        if follows {
             let settled = await log.bodySizeOnceQuiet()
             try await Task.sleep(nanoseconds: 1_000_000_000)
             #expect(log.body.count == settled)
             #expect(settled < length)
             #expect(log.completions == 0)
-            log.handle?.resumeReceiving()
+            log.handle?.demandMore()
         }
         await log.waitForCompletion()
         #expect(log.error == nil)

@@ -1,0 +1,32 @@
+import Foundation
+
+extension URLSessionTransport {
+    /// Why URLSession cannot make a transfer as `options` ask, or `nil` when it can: a proxy chosen per
+    /// class (URLSession takes its proxy from its configuration, for every task of the session) and TLS
+    /// settings beyond the default (pins, own CAs, a client certificate, a higher minimum version,
+    /// no verification) are refused before anything is sent, with the transport that does them named.
+    static func refusal(of options: TransferOptions) -> ConnectionError? {
+        if let proxy = options.proxy {
+            return ConnectionError(
+                .invalidRequest(
+                    reason: "proxy \(ConnectionTransport.redactedProxy(proxy)) is set, but the URLSession transport "
+                        + "cannot send through a proxy chosen per class; choose the libcurl transport for this class "
+                        + "(ConnectionTransport.libcurl(), on Linux)."))
+        }
+        if let asks = options.tls?.beyondDefault {
+            return ConnectionError(.tls(TLSFailure(.unsupported, message: tlsRefusal(asks))))
+        }
+        return nil
+    }
+
+    /// The sentence for a class whose TLS configuration URLSession cannot honour.
+    static func tlsRefusal(_ asks: String) -> String {
+        #if os(Linux)
+            return "the class's tls \(asks), which URLSession on Linux cannot do, and nothing was sent; choose the "
+                + "libcurl transport for this class (override transport to return try .libcurl())."
+        #else
+            return "the class's tls \(asks), which ConnectionKit does not do over URLSession on this platform yet, "
+                + "and nothing was sent; see docs/tls.md."
+        #endif
+    }
+}
