@@ -190,6 +190,9 @@ struct StreamLimitsTests {
         }
         #expect(limit == 64)
         #expect(request.elementCount < 64 + 200, "received \(request.elementCount) before failing")
-        #expect(peak - baseline < 64 * 1024, "the peak resident size grew by \(peak - baseline) KiB")
+        // VmHWM is the whole test process's: tests running beside this one (not exclusive) allocate too, and
+        // a loaded CI run saw 91 MiB. Unbounded, URLSession's read-ahead would hold most of the 1 GiB
+        // offered (16 MB/s for the 60 s the test allows); the element count above is the direct check.
+        #expect(peak - baseline < 128 * 1024, "the peak resident size grew by \(peak - baseline) KiB")
     }
 }
