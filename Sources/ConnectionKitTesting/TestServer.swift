@@ -123,8 +123,10 @@ public final class TestServer: Sendable {
 
     /// Waits until `path` has been requested at least `count` times (counting earlier hits), or until
     /// `timeout` seconds pass. Returns whether the count was reached. Lets a test act once a request is
-    /// on the wire without sleeping.
-    public func waitForHits(_ path: String, count: Int = 1, timeout: TimeInterval = 10) async -> Bool {
+    /// on the wire without sleeping. The default timeout is generous because it only bounds a failure:
+    /// a loaded machine starting a whole test suite at once can take more than 10 s to put a request on
+    /// the wire.
+    public func waitForHits(_ path: String, count: Int = 1, timeout: TimeInterval = 30) async -> Bool {
         await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
             core.waitForHits(path, count: count, timeout: timeout) { continuation.resume(returning: $0) }
         }
