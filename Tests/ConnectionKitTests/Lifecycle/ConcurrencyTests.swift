@@ -3,8 +3,16 @@ import ConnectionKitTesting
 import Foundation
 import Testing
 
-private final class RaceRequest: FetchData, @unchecked Sendable {}
-private final class ConcurrentRequest: FetchData, @unchecked Sendable {}
+/// Hundreds of runs each, on clients of their own: in the shared client's history (1,000 runs) they would
+/// push out the records that tests running beside them look for.
+private final class RaceRequest: FetchData, @unchecked Sendable {  // Safe: no state of its own.
+    static let client = ConnectionClient.ownForTests(label: "races")
+    override var client: ConnectionClient { Self.client }
+}
+private final class ConcurrentRequest: FetchData, @unchecked Sendable {  // Safe: no state of its own.
+    static let client = ConnectionClient.ownForTests(label: "concurrent")
+    override var client: ConnectionClient { Self.client }
+}
 
 @Suite("Exactly one ending under concurrency", .timeLimit(.minutes(20)))
 struct ConcurrencyTests {
@@ -23,7 +31,7 @@ struct ConcurrencyTests {
         #expect(endings.allCounts.allSatisfy { $0 == 1 })
         #expect(summary(of: requests, in: endings) == ["completed": 500])
         #expect(server.hits("/item") == 500)
-        #expect(ConnectionRegistry.shared.requests(of: ConcurrentRequest.self).isEmpty)
+        #expect(ConcurrentRequest.client.registry.requests(of: ConcurrentRequest.self).isEmpty)
     }
 
     @Test("1,000 randomised cancel/complete races each end exactly once", .exclusive)
@@ -56,7 +64,7 @@ struct ConcurrencyTests {
         #expect(summary.values.reduce(0, +) == 1000)
         #expect((summary["cancelled"] ?? 0) >= 250)
         #expect((summary["completed"] ?? 0) >= 250)
-        #expect(ConnectionRegistry.shared.requests(of: RaceRequest.self).isEmpty)
+        #expect(RaceRequest.client.registry.requests(of: RaceRequest.self).isEmpty)
         #expect(requests.allSatisfy { $0.state == .finished || $0.state == .cancelled })
     }
 }

@@ -20,21 +20,21 @@ import Testing
         DispatchQueue.concurrentPerform(iterations: threads + 2) { worker in
             guard worker < threads else {
                 // Two more threads cancel by class while the others start.
-                for _ in 0..<50 { ConnectionRegistry.shared.cancelAll(StressProbe.self) }
+                for _ in 0..<50 { StressProbe.client.registry.cancelAll(StressProbe.self) }
                 return
             }
             for index in 0..<perThread {
                 let request = requests[worker * perThread + index]
                 request.start()
                 if index % 2 == 0 { request.cancel() }
-                if index % 25 == 0 { ConnectionRegistry.shared.cancelAll(StressProbe.self) }
+                if index % 25 == 0 { StressProbe.client.registry.cancelAll(StressProbe.self) }
             }
         }
-        ConnectionRegistry.shared.cancelAll(StressProbe.self)
+        StressProbe.client.registry.cancelAll(StressProbe.self)
 
         guard endings.wait(seconds: 120) else { return }
-        #expect(ConnectionRegistry.shared.requests(of: StressProbe.self).isEmpty)
-        #expect(!ConnectionRegistry.shared.isInUse(StressProbe.self))
+        #expect(StressProbe.client.registry.requests(of: StressProbe.self).isEmpty)
+        #expect(!StressProbe.client.registry.isInUse(StressProbe.self))
         let counts = requests.map { endings.count($0) }
         #expect(counts.allSatisfy { $0 == 1 }, "endings per request: \(Set(counts))")
         let notCancelled = requests.filter { ($0.state != .cancelled) }
@@ -65,9 +65,13 @@ import Testing
             }
         }
         guard endings.wait(seconds: 60) else { return }
-        #expect(ConnectionRegistry.shared.requests(of: RaceProbe.self).isEmpty)
+        #expect(RaceProbe.client.registry.requests(of: RaceProbe.self).isEmpty)
         #expect(requests.allSatisfy { endings.count($0) == 1 && $0.state == .cancelled })
     }
 }
 
-final class RaceProbe: Probe, @unchecked Sendable {}  // Safe: no state of its own.
+/// On a client of its own, as ``StressProbe`` is.
+final class RaceProbe: Probe, @unchecked Sendable {  // Safe: no state of its own.
+    static let client = ConnectionClient.ownForTests(label: "registry-race")
+    override var client: ConnectionClient { Self.client }
+}

@@ -10,7 +10,12 @@ class NewsFeedProbe: FeedProbe, @unchecked Sendable {}  // Safe: no state of its
 final class BreakingNewsProbe: NewsFeedProbe, @unchecked Sendable {}  // Safe: no state of its own.
 final class ProfileProbe: Probe, @unchecked Sendable {}  // Safe: no state of its own.
 
-final class StressProbe: Probe, @unchecked Sendable {}  // Safe: no state of its own.
+/// Thousands of runs on a client of its own: in the shared client's history (1,000 runs) they would push
+/// out the records that tests running beside them look for.
+final class StressProbe: Probe, @unchecked Sendable {  // Safe: no state of its own.
+    static let client = ConnectionClient.ownForTests(label: "registry-stress")
+    override var client: ConnectionClient { Self.client }
+}
 final class QueryProbe: Probe, @unchecked Sendable {}  // Safe: no state of its own.
 final class EventProbe: Probe, @unchecked Sendable {}  // Safe: no state of its own.
 final class ActivityProbe: Probe, @unchecked Sendable {}  // Safe: no state of its own.
