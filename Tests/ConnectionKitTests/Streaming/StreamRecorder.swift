@@ -51,7 +51,7 @@ final class StreamRecorder<Element: Sendable>: Sendable {
     /// Waits for the ending, then watches the settle window for a second one (recording an issue for a
     /// missing or a second ending). Returns whether the ending came within `seconds`.
     @discardableResult
-    func ended(within seconds: TimeInterval = 15, sourceLocation: SourceLocation = #_sourceLocation) async -> Bool {
+    func ended(within seconds: TimeInterval = 60, sourceLocation: SourceLocation = #_sourceLocation) async -> Bool {
         await endingRecorder.ended(within: seconds, sourceLocation: sourceLocation)
     }
 
@@ -59,7 +59,7 @@ final class StreamRecorder<Element: Sendable>: Sendable {
     /// ending with ``ended(within:sourceLocation:)``, which also checks that it came once.
     @discardableResult
     func wait(
-        timeout: TimeInterval = 15, sourceLocation: SourceLocation = #_sourceLocation,
+        timeout: TimeInterval = 60, sourceLocation: SourceLocation = #_sourceLocation,
         until condition: @escaping @Sendable (StreamRecorder) -> Bool
     ) async -> Bool {
         let deadline = Date().addingTimeInterval(timeout)
@@ -78,7 +78,7 @@ final class StreamRecorder<Element: Sendable>: Sendable {
 
     /// The single ending's error, after waiting for it and the settle window.
     func connectionError(
-        within seconds: TimeInterval = 15, sourceLocation: SourceLocation = #_sourceLocation
+        within seconds: TimeInterval = 60, sourceLocation: SourceLocation = #_sourceLocation
     ) async throws -> ConnectionError {
         guard await ended(within: seconds, sourceLocation: sourceLocation) else { throw TestTimeout() }
         guard case .failure(let error as ConnectionError)? = endings.first else {

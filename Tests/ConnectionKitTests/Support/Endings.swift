@@ -62,7 +62,7 @@ struct Endings<Output: Sendable>: Sendable {
 
     /// The first ending, waiting up to `timeout` seconds; records an issue and throws if none came. Before
     /// returning it checks that no second ending followed (see ``EndingRecorder``).
-    func first(timeout: TimeInterval = 15, sourceLocation: SourceLocation = #_sourceLocation) async throws -> Result<
+    func first(timeout: TimeInterval = 60, sourceLocation: SourceLocation = #_sourceLocation) async throws -> Result<
         Output, any Error
     > {
         guard await recorder.ended(within: timeout, sourceLocation: sourceLocation),
@@ -72,7 +72,7 @@ struct Endings<Output: Sendable>: Sendable {
     }
 
     /// The first ending's error as a `ConnectionError`; records an issue when it was a success or another type.
-    func connectionError(timeout: TimeInterval = 15, sourceLocation: SourceLocation = #_sourceLocation) async throws
+    func connectionError(timeout: TimeInterval = 60, sourceLocation: SourceLocation = #_sourceLocation) async throws
         -> ConnectionError
     {
         switch try await first(timeout: timeout, sourceLocation: sourceLocation) {
@@ -89,7 +89,7 @@ struct Endings<Output: Sendable>: Sendable {
     }
 
     /// The first ending's value; records an issue when it was a failure.
-    func value(timeout: TimeInterval = 15, sourceLocation: SourceLocation = #_sourceLocation) async throws -> Output {
+    func value(timeout: TimeInterval = 60, sourceLocation: SourceLocation = #_sourceLocation) async throws -> Output {
         switch try await first(timeout: timeout, sourceLocation: sourceLocation) {
         case .success(let value):
             return value

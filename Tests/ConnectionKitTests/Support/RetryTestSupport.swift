@@ -99,7 +99,7 @@ func settleWindow(policy: RetryPolicy, timeout: TimeInterval) -> TimeInterval {
 }
 
 /// Starts `request`, waits for its one ending and checks that no second one follows.
-func run(_ request: RetryingRequest, timeout: TimeInterval = 15, sourceLocation: SourceLocation = #_sourceLocation)
+func run(_ request: RetryingRequest, timeout: TimeInterval = 60, sourceLocation: SourceLocation = #_sourceLocation)
     -> Ending?
 {
     let recorder = EndingRecorder(settle: settleWindow(for: request))
