@@ -115,12 +115,13 @@ struct StreamLimitsTests {
         let server = try TestServer.started()
         defer { server.stop() }
         server.route("/quiet") { _ in .heartbeats(interval: 0.1) }
-        // A heartbeat every 0.1 s against a 1 s timeout: a margin of ten, for loaded machines and sanitizers.
-        let request = Feed(server.url("/quiet"), idleTimeout: 1)
+        // A heartbeat every 0.1 s against a 3 s timeout: a margin of thirty, for loaded machines and sanitizers
+        // (an AddressSanitizer run beside the rest of the suite once delivered nothing for more than 1 s).
+        let request = Feed(server.url("/quiet"), idleTimeout: 3)
         let recorder = StreamRecorder(request)
         request.start()
         // Three timeouts' worth of heartbeats: the request must still be running.
-        let stillRunning = await waitForSignal(timeout: 3) { _ in }
+        let stillRunning = await waitForSignal(timeout: 9) { _ in }
         #expect(!stillRunning)
         #expect(request.state == .running)
         #expect(recorder.endings.isEmpty)
