@@ -350,7 +350,7 @@ open class AnyConnectionRequest: @unchecked Sendable, CustomDebugStringConvertib
     public var identifier: UUID { storage.withLock { $0.identifier } }
 
     /// The last response of the current or last run (after redirects), if one arrived, as a Foundation
-    /// `HTTPURLResponse`: built on the first read (about 20 µs of CPU on Linux), then the same object.
+    /// `HTTPURLResponse`: built on the first read (costly on Linux, see ``ConnectionResponse``), then the same object.
     /// The hooks get the lighter ``ConnectionResponse``.
     public var urlResponse: HTTPURLResponse? { storage.withLock { $0.response }?.httpResponse }
 

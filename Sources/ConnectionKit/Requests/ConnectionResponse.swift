@@ -13,8 +13,8 @@ import Foundation
 /// (`statusCode`, `url`, `value(forHTTPHeaderField:)`, `mimeType`, `expectedContentLength`), so an
 /// override written for one usually compiles unchanged with the new parameter type.
 ///
-/// Building an `HTTPURLResponse` on Linux costs about 20 µs of CPU per response with a server's usual
-/// eight header fields (it canonicalises every name): ConnectionKit builds one only when your code asks
+/// Building an `HTTPURLResponse` on Linux is costly (it canonicalises every field name; the figure is in
+/// the benchmarks guide, `FoundationCosts`): ConnectionKit builds one only when your code asks
 /// for it, through ``httpURLResponse`` or ``AnyConnectionRequest/urlResponse``, and then once.
 /// - SeeAlso: <doc:endpoints>
 public struct ConnectionResponse: Sendable {
@@ -88,6 +88,6 @@ public struct ConnectionResponse: Sendable {
 
     /// The Foundation `HTTPURLResponse` of this response, built on the first call (the same object on
     /// every call, and the one ``AnyConnectionRequest/urlResponse`` returns); `nil` when Foundation refuses
-    /// to make one. Costs about 20 µs of CPU on Linux the first time: read the properties above when they do.
+    /// to make one. Costly on Linux the first time: read the properties above when they do.
     public var httpURLResponse: HTTPURLResponse? { transported.httpResponse }
 }
