@@ -22,7 +22,7 @@ private final class ShapedRequest: ConnectionRequest<Data>, @unchecked Sendable 
     override var url: URL? { target }
     override var httpMethod: HTTPMethod { body == nil ? .get : .post }
     override var bodyData: Data? { body }
-    override var timeoutInterval: TimeInterval { 10 }
+    override var timeoutInterval: TimeInterval { 60 }  // bounds a failure only
     override func makeURLRequest() throws -> URLRequest {
         var request = try super.makeURLRequest()
         for (name, value) in extraHeaders { request.setValue(value, forHTTPHeaderField: name) }

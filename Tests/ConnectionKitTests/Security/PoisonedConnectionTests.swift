@@ -20,7 +20,7 @@
         override var url: URL? { target }
         override var httpMethod: HTTPMethod { method }
         override var transport: ConnectionTransport { chosen }
-        override var timeoutInterval: TimeInterval { 10 }
+        override var timeoutInterval: TimeInterval { 60 }  // bounds a failure only
     }
 
     /// A keep-alive connection whose server sends bytes after a complete response must not carry the
