@@ -72,6 +72,17 @@ typedef int64_t cc_off_t;
 // Multi options.
 #define CC_MOPT_MAXCONNECTS 6
 #define CC_MOPT_MAX_HOST_CONNECTIONS 7
+// The socket interface (curl_multi_socket_action).
+#define CC_MOPT_SOCKETFUNCTION 20001
+#define CC_MOPT_SOCKETDATA 10002
+#define CC_MOPT_TIMERFUNCTION 20004
+#define CC_MOPT_TIMERDATA 10005
+#define CC_POLL_IN 1
+#define CC_POLL_OUT 2
+#define CC_POLL_REMOVE 4
+#define CC_CSELECT_IN 1
+#define CC_CSELECT_OUT 2
+#define CC_SOCKET_TIMEOUT (-1)
 
 // Info: STRING 0x100000, LONG 0x200000, OFF_T 0x600000.
 #define CC_INFO_PRIVATE 0x100015

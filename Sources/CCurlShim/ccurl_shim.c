@@ -3,10 +3,17 @@
 #include "ccurl_private.h"
 
 #include <dlfcn.h>
+#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
+#ifdef __linux__
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#endif
 
 // libcurl's entry points, as function-pointer types of our own (no curl headers).
 typedef int (*global_init_fn)(long flags);
@@ -28,6 +35,7 @@ typedef int (*multi_poll_fn)(void *multi, void *extra_fds, unsigned extra_count,
 typedef int (*multi_wakeup_fn)(void *multi);
 typedef cc_msg *(*multi_info_read_fn)(void *multi, int *queued);
 typedef int (*easy_pause_fn)(void *easy, int bitmask);
+typedef int (*multi_socket_action_fn)(void *multi, int socket, int events, int *running);
 
 static struct {
     global_init_fn global_init;
@@ -49,6 +57,7 @@ static struct {
     multi_wakeup_fn multi_wakeup;
     multi_info_read_fn multi_info_read;
     easy_pause_fn easy_pause;
+    multi_socket_action_fn multi_socket_action;
 } api;
 
 static pthread_once_t load_once = PTHREAD_ONCE_INIT;
@@ -106,6 +115,7 @@ static void load(void) {
     api.multi_wakeup = (multi_wakeup_fn)resolve(library, "curl_multi_wakeup", &missing);
     api.multi_info_read = (multi_info_read_fn)resolve(library, "curl_multi_info_read", &missing);
     api.easy_pause = (easy_pause_fn)resolve(library, "curl_easy_pause", &missing);
+    api.multi_socket_action = (multi_socket_action_fn)resolve(library, "curl_multi_socket_action", &missing);
     if (missing) {
         load_error = load_error_text;
         return;
@@ -144,28 +154,167 @@ size_t ccurl_write_pause(void) { return CC_WRITEFUNC_PAUSE; }
 
 // MARK: - Multi
 
+// On Linux the loop drives libcurl through its socket interface: epoll says which sockets are ready
+// and curl_multi_socket_action runs only the transfers on them. curl_multi_perform instead visits
+// every transfer in the multi handle at each call, and each one in the middle of a response polls its
+// own socket (a poll(2) per transfer per call, Curl_readwrite): with 64 transfers in flight, 64 system
+// calls for every wake-up of the loop. Elsewhere, curl_multi_perform and curl_multi_poll.
+typedef struct {
+    void *multi;
+#ifdef __linux__
+    int epoll_fd;
+    /// An eventfd in the epoll set: `ccurl_multi_wakeup` writes to it.
+    int wake_fd;
+    /// When libcurl's timer is due (CLOCK_MONOTONIC, ns), or -1 when it is not set.
+    int64_t timer_due;
+#endif
+} loop;
+
+#ifdef __linux__
+static int64_t monotonic_ns(void) {
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
+}
+
+/// CURLMOPT_TIMERFUNCTION: libcurl wants curl_multi_socket_action(CURL_SOCKET_TIMEOUT) after `timeout_ms`
+/// (-1: never).
+static int on_timer(void *multi, long timeout_ms, void *userp) {
+    (void)multi;
+    loop *l = userp;
+    l->timer_due = timeout_ms < 0 ? -1 : monotonic_ns() + (int64_t)timeout_ms * 1000000;
+    return 0;
+}
+
+/// CURLMOPT_SOCKETFUNCTION: what libcurl waits for on socket `s` (in, out, both, or nothing more).
+static int on_socket(void *easy, int s, int what, void *userp, void *socketp) {
+    (void)easy;
+    (void)socketp;
+    loop *l = userp;
+    if (what == CC_POLL_REMOVE) {
+        epoll_ctl(l->epoll_fd, EPOLL_CTL_DEL, s, NULL);
+        return 0;
+    }
+    struct epoll_event event = {0};
+    event.events = ((what & CC_POLL_IN) ? EPOLLIN : 0) | ((what & CC_POLL_OUT) ? EPOLLOUT : 0);
+    event.data.fd = s;
+    if (epoll_ctl(l->epoll_fd, EPOLL_CTL_MOD, s, &event) != 0 && errno == ENOENT) {
+        epoll_ctl(l->epoll_fd, EPOLL_CTL_ADD, s, &event);
+    }
+    return 0;
+}
+
+/// Runs libcurl's timer when it is due.
+static void run_due_timer(loop *l) {
+    if (l->timer_due < 0 || monotonic_ns() < l->timer_due) return;
+    l->timer_due = -1;
+    int running = 0;
+    api.multi_socket_action(l->multi, CC_SOCKET_TIMEOUT, 0, &running);
+}
+#endif
+
 void *ccurl_multi_new(long max_host_connections, long max_connections) {
     if (ccurl_load() != NULL) return NULL;
-    void *multi = api.multi_init();
-    if (multi == NULL) return NULL;
-    api.multi_setopt(multi, CC_MOPT_MAX_HOST_CONNECTIONS, max_host_connections);
-    api.multi_setopt(multi, CC_MOPT_MAXCONNECTS, max_connections);
-    return multi;
+    loop *l = calloc(1, sizeof(loop));
+    if (l == NULL) return NULL;
+    l->multi = api.multi_init();
+    if (l->multi == NULL) {
+        free(l);
+        return NULL;
+    }
+    api.multi_setopt(l->multi, CC_MOPT_MAX_HOST_CONNECTIONS, max_host_connections);
+    api.multi_setopt(l->multi, CC_MOPT_MAXCONNECTS, max_connections);
+#ifdef __linux__
+    l->timer_due = -1;
+    l->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
+    l->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    struct epoll_event wake = {.events = EPOLLIN, .data.fd = l->wake_fd};
+    if (l->epoll_fd < 0 || l->wake_fd < 0 || epoll_ctl(l->epoll_fd, EPOLL_CTL_ADD, l->wake_fd, &wake) != 0) {
+        if (l->epoll_fd >= 0) close(l->epoll_fd);
+        if (l->wake_fd >= 0) close(l->wake_fd);
+        api.multi_cleanup(l->multi);
+        free(l);
+        return NULL;
+    }
+    api.multi_setopt(l->multi, CC_MOPT_SOCKETFUNCTION, on_socket);
+    api.multi_setopt(l->multi, CC_MOPT_SOCKETDATA, (void *)l);
+    api.multi_setopt(l->multi, CC_MOPT_TIMERFUNCTION, on_timer);
+    api.multi_setopt(l->multi, CC_MOPT_TIMERDATA, (void *)l);
+#endif
+    return l;
 }
 
-void ccurl_multi_free(void *multi) { api.multi_cleanup(multi); }
+void ccurl_multi_free(void *pointer) {
+    loop *l = pointer;
+    // The cleanup tells the socket callback about the sockets it closes: the epoll set goes after it.
+    api.multi_cleanup(l->multi);
+#ifdef __linux__
+    close(l->epoll_fd);
+    close(l->wake_fd);
+#endif
+    free(l);
+}
 
-int ccurl_multi_perform(void *multi) {
+int ccurl_multi_perform(void *pointer) {
+    loop *l = pointer;
+#ifdef __linux__
+    // Socket events were handed to libcurl as they came (ccurl_multi_poll); what is left is its timer,
+    // set to now by every transfer just added or resumed.
+    run_due_timer(l);
+    return 0;
+#else
     int running = 0;
-    return api.multi_perform(multi, &running);
+    return api.multi_perform(l->multi, &running);
+#endif
 }
 
-int ccurl_multi_poll(void *multi, int timeout_ms) {
+int ccurl_multi_poll(void *pointer, int timeout_ms) {
+    loop *l = pointer;
+#ifdef __linux__
+    int wait = timeout_ms;
+    if (l->timer_due >= 0) {
+        int64_t left = l->timer_due - monotonic_ns();
+        int64_t due_ms = left <= 0 ? 0 : (left + 999999) / 1000000;
+        if (due_ms < wait) wait = (int)due_ms;
+    }
+    struct epoll_event events[64];
+    int count = epoll_wait(l->epoll_fd, events, 64, wait);
+    for (int i = 0; i < count; i++) {
+        int fd = events[i].data.fd;
+        uint32_t ready = events[i].events;
+        if (fd == l->wake_fd) {
+            // One read takes the whole count and resets it.
+            uint64_t ignored;
+            (void)!read(l->wake_fd, &ignored, sizeof ignored);
+            continue;
+        }
+        // As curl_multi_perform's own poll reads them (Curl_socket_check): an error or a hang-up is
+        // readable, so that the read that follows reports it.
+        int action = 0;
+        if (ready & (EPOLLIN | EPOLLERR | EPOLLHUP)) action |= CC_CSELECT_IN;
+        if (ready & EPOLLOUT) action |= CC_CSELECT_OUT;
+        if (ready & (EPOLLERR | EPOLLHUP)) action |= CC_CSELECT_OUT;
+        int running = 0;
+        api.multi_socket_action(l->multi, fd, action, &running);
+    }
+    run_due_timer(l);
+    return count < 0 && errno != EINTR ? -1 : 0;
+#else
     int ready = 0;
-    return api.multi_poll(multi, NULL, 0, timeout_ms, &ready);
+    return api.multi_poll(l->multi, NULL, 0, timeout_ms, &ready);
+#endif
 }
 
-int ccurl_multi_wakeup(void *multi) { return api.multi_wakeup(multi); }
+int ccurl_multi_wakeup(void *pointer) {
+    loop *l = pointer;
+#ifdef __linux__
+    uint64_t one = 1;
+    // EAGAIN: the counter is full, so a wakeup is pending anyway.
+    return write(l->wake_fd, &one, sizeof one) == sizeof one || errno == EAGAIN ? 0 : -1;
+#else
+    return api.multi_wakeup(l->multi);
+#endif
+}
 
 // MARK: - Transfers
 
@@ -177,7 +326,8 @@ typedef struct {
     ccurl_reuse_state reuse;
 } xfer;
 
-void *ccurl_multi_next_done(void *multi, int *result) {
+void *ccurl_multi_next_done(void *pointer, int *result) {
+    void *multi = ((loop *)pointer)->multi;
     int queued = 0;
     cc_msg *message;
     while ((message = api.multi_info_read(multi, &queued)) != NULL) {
@@ -304,10 +454,12 @@ void ccurl_xfer_free(void *pointer) {
 int ccurl_xfer_add(void *multi, void *pointer) {
     xfer *transfer = pointer;
     transfer->error[0] = 0;
-    return api.multi_add_handle(multi, transfer->easy);
+    return api.multi_add_handle(((loop *)multi)->multi, transfer->easy);
 }
 
-int ccurl_xfer_remove(void *multi, void *pointer) { return api.multi_remove_handle(multi, ((xfer *)pointer)->easy); }
+int ccurl_xfer_remove(void *multi, void *pointer) {
+    return api.multi_remove_handle(((loop *)multi)->multi, ((xfer *)pointer)->easy);
+}
 
 const char *ccurl_xfer_error(void *pointer) { return ((xfer *)pointer)->error; }
 
