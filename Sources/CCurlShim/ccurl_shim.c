@@ -556,6 +556,10 @@ int ccurl_private_set_prereq(void *easy, int option, ccurl_prereq_callback callb
 
 int ccurl_private_get_socket(void *easy, int info, int *value) { return api.easy_getinfo(easy, info, value); }
 
+int ccurl_private_set_close_socket(void *easy, int option, ccurl_close_socket_callback callback) {
+    return api.easy_setopt(easy, option, callback);
+}
+
 int ccurl_private_get_string(void *easy, int info, const char **value) {
     return api.easy_getinfo(easy, info, (char **)value);
 }
