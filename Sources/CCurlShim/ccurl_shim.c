@@ -20,6 +20,7 @@ typedef int (*global_init_fn)(long flags);
 typedef cc_version_info *(*version_info_fn)(int age);
 typedef void *(*easy_init_fn)(void);
 typedef void (*easy_cleanup_fn)(void *easy);
+typedef void (*easy_reset_fn)(void *easy);
 typedef int (*easy_setopt_fn)(void *easy, int option, ...);
 typedef int (*easy_getinfo_fn)(void *easy, int info, ...);
 typedef const char *(*easy_strerror_fn)(int code);
@@ -42,6 +43,7 @@ static struct {
     version_info_fn version_info;
     easy_init_fn easy_init;
     easy_cleanup_fn easy_cleanup;
+    easy_reset_fn easy_reset;
     easy_setopt_fn easy_setopt;
     easy_getinfo_fn easy_getinfo;
     easy_strerror_fn easy_strerror;
@@ -64,6 +66,9 @@ static pthread_once_t load_once = PTHREAD_ONCE_INIT;
 static const char *load_error = "libcurl was not loaded";
 static char load_error_text[512];
 static const char *loaded_version = NULL;
+/// curl_version_info's answer, read once: it formats every bundled library's version (OpenSSL, zstd,
+/// nghttp2, libidn2...) into static buffers on each call, which each new transfer paid for.
+static cc_version_info *loaded_info = NULL;
 
 // The sonames of libcurl 7/8 across distributions: OpenSSL flavour first (what
 // FoundationNetworking links on Debian and Ubuntu), then the others.
@@ -100,6 +105,7 @@ static void load(void) {
     api.version_info = (version_info_fn)resolve(library, "curl_version_info", &missing);
     api.easy_init = (easy_init_fn)resolve(library, "curl_easy_init", &missing);
     api.easy_cleanup = (easy_cleanup_fn)resolve(library, "curl_easy_cleanup", &missing);
+    api.easy_reset = (easy_reset_fn)resolve(library, "curl_easy_reset", &missing);
     api.easy_setopt = (easy_setopt_fn)resolve(library, "curl_easy_setopt", &missing);
     api.easy_getinfo = (easy_getinfo_fn)resolve(library, "curl_easy_getinfo", &missing);
     api.easy_strerror = (easy_strerror_fn)resolve(library, "curl_easy_strerror", &missing);
@@ -138,6 +144,7 @@ static void load(void) {
         return;
     }
     loaded_version = info->version;
+    loaded_info = info;
     load_error = NULL;
 }
 
@@ -324,7 +331,38 @@ typedef struct {
     void *userdata;
     char error[CC_ERROR_SIZE];
     ccurl_reuse_state reuse;
+    /// A plain-HTTP transfer with no proxy: its easy handle goes back to the pool (see `take_easy`).
+    int poolable;
 } xfer;
+
+// Easy handles of finished plain-HTTP transfers, reset and kept for the next ones. A new handle costs
+// libcurl's allocations (its 16 KiB receive buffer among them), and freeing it again made glibc give
+// the top of the heap back and fault it in anew for the next transfer. Only handles that never spoke
+// TLS come back: a handle keeps its TLS session cache through curl_easy_reset, and a session made with
+// one client certificate must not be offered for a request made with another.
+#define EASY_POOL_SIZE 64
+static pthread_mutex_t easy_pool_lock = PTHREAD_MUTEX_INITIALIZER;
+static void *easy_pool[EASY_POOL_SIZE];
+static int easy_pool_count = 0;
+
+/// A reset easy handle from the pool, or a new one (NULL when libcurl cannot make one).
+static void *take_easy(void) {
+    void *easy = NULL;
+    pthread_mutex_lock(&easy_pool_lock);
+    if (easy_pool_count > 0) easy = easy_pool[--easy_pool_count];
+    pthread_mutex_unlock(&easy_pool_lock);
+    return easy != NULL ? easy : api.easy_init();
+}
+
+/// Resets `easy` (out of every multi handle) and keeps it, or frees it when the pool is full.
+static void give_easy(void *easy) {
+    api.easy_reset(easy);
+    pthread_mutex_lock(&easy_pool_lock);
+    int kept = easy_pool_count < EASY_POOL_SIZE;
+    if (kept) easy_pool[easy_pool_count++] = easy;
+    pthread_mutex_unlock(&easy_pool_lock);
+    if (!kept) api.easy_cleanup(easy);
+}
 
 void *ccurl_multi_next_done(void *pointer, int *result) {
     void *multi = ((loop *)pointer)->multi;
@@ -372,7 +410,8 @@ void *ccurl_xfer_new(const ccurl_request *request, char *error) {
         snprintf(error, CC_ERROR_SIZE, "out of memory");
         return NULL;
     }
-    transfer->easy = api.easy_init();
+    transfer->poolable = request->proxy == NULL && strncmp(request->url, "http://", 7) == 0;
+    transfer->easy = transfer->poolable ? take_easy() : api.easy_init();
     if (transfer->easy == NULL) {
         free(transfer);
         snprintf(error, CC_ERROR_SIZE, "curl_easy_init failed");
@@ -446,7 +485,13 @@ void *ccurl_xfer_new(const ccurl_request *request, char *error) {
 
 void ccurl_xfer_free(void *pointer) {
     xfer *transfer = pointer;
-    if (transfer->easy != NULL) api.easy_cleanup(transfer->easy);
+    if (transfer->easy != NULL) {
+        if (transfer->poolable) {
+            give_easy(transfer->easy);
+        } else {
+            api.easy_cleanup(transfer->easy);
+        }
+    }
     if (transfer->headers != NULL) api.slist_free_all(transfer->headers);
     free(transfer);
 }
@@ -534,9 +579,7 @@ ccurl_failure ccurl_classify(int result) {
 
 // MARK: - For the shim's other files (ccurl_private.h)
 
-cc_version_info *ccurl_private_version_info(void) {
-    return ccurl_load() == NULL ? api.version_info(CC_VERSION_FIRST) : NULL;
-}
+cc_version_info *ccurl_private_version_info(void) { return ccurl_load() == NULL ? loaded_info : NULL; }
 
 void *ccurl_private_easy(void *pointer) { return ((xfer *)pointer)->easy; }
 
