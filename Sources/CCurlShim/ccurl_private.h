@@ -30,6 +30,8 @@ typedef int (*ccurl_prereq_callback)(void *clientp, char *primary_ip, char *loca
                                      int local_port);
 int ccurl_private_set_prereq(void *easy, int option, ccurl_prereq_callback callback);
 int ccurl_private_get_socket(void *easy, int info, int *value);
+typedef int (*ccurl_close_socket_callback)(void *clientp, int fd);
+int ccurl_private_set_close_socket(void *easy, int option, ccurl_close_socket_callback callback);
 /// Sets up the reuse check on a new easy handle (or forbids reuse on a libcurl without the hook).
 int ccurl_private_reuse_setup(void *easy, ccurl_reuse_state *state);
 /// Records the connection a finished transfer left in the pool; call before the handle leaves the multi handle.

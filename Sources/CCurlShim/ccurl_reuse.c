@@ -7,9 +7,14 @@
 // connection, and the transfer starts again once on a new connection. Nothing was sent before the
 // check, so the new attempt is the request's first on the wire. Without CURLOPT_PREREQFUNCTION
 // (libcurl 7.68 to 7.79) no connection is reused at all.
+//
+// The ends of a connection are the ones libcurl itself reports (CURLINFO_LOCAL_PORT, _PRIMARY_PORT,
+// _PRIMARY_IP, the same values the pre-request callback is given), and libcurl closes every socket
+// through the shim (CURLOPT_CLOSESOCKETFUNCTION), which forgets it: the table never names a closed
+// socket, so a reused connection costs one recv(2), not the four getsockname/getpeername calls that
+// asking the kernel for the ends would take.
 #include "ccurl_private.h"
 
-#include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
 #include <pthread.h>
@@ -17,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 /// One HTTP/1 connection left in a pool: its socket, both ends' ports and the server's address, which
 /// the pre-request callback is given and which tell a reused connection from a new one that got the
@@ -34,26 +40,6 @@ static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
 static pooled_connection *pooled = NULL;
 static size_t pooled_count = 0;
 static size_t pooled_capacity = 0;
-
-/// The port of one end of `fd` (-1 when unknown); the peer's address too, into `address` when given.
-static int port_of(int fd, int peer, char address[INET6_ADDRSTRLEN]) {
-    struct sockaddr_storage storage;
-    socklen_t length = sizeof storage;
-    int status = peer ? getpeername(fd, (struct sockaddr *)&storage, &length)
-                      : getsockname(fd, (struct sockaddr *)&storage, &length);
-    if (status != 0) return -1;
-    if (storage.ss_family == AF_INET) {
-        struct sockaddr_in *v4 = (struct sockaddr_in *)&storage;
-        if (address != NULL && inet_ntop(AF_INET, &v4->sin_addr, address, INET6_ADDRSTRLEN) == NULL) return -1;
-        return ntohs(v4->sin_port);
-    }
-    if (storage.ss_family == AF_INET6) {
-        struct sockaddr_in6 *v6 = (struct sockaddr_in6 *)&storage;
-        if (address != NULL && inet_ntop(AF_INET6, &v6->sin6_addr, address, INET6_ADDRSTRLEN) == NULL) return -1;
-        return ntohs(v6->sin6_port);
-    }
-    return -1;
-}
 
 /// Removes the entry of `fd`, if any. Under `pool_lock`.
 static void forget_locked(int fd) {
@@ -117,9 +103,23 @@ void ccurl_private_reuse_note_done(void *easy) {
         pthread_mutex_unlock(&pool_lock);
         return;
     }
-    char peer_address[INET6_ADDRSTRLEN] = "";
-    int local_port = port_of(fd, 0, NULL), peer_port = port_of(fd, 1, peer_address);
-    if (local_port > 0 && peer_port > 0) remember(fd, local_port, peer_port, peer_address);
+    long local_port = 0, peer_port = 0;
+    const char *peer_address = NULL;
+    ccurl_private_get_long(easy, CC_INFO_LOCAL_PORT, &local_port);
+    ccurl_private_get_long(easy, CC_INFO_PRIMARY_PORT, &peer_port);
+    ccurl_private_get_string(easy, CC_INFO_PRIMARY_IP, &peer_address);
+    if (local_port > 0 && peer_port > 0 && peer_address != NULL) {
+        remember(fd, (int)local_port, (int)peer_port, peer_address);
+    }
+}
+
+/// CURLOPT_CLOSESOCKETFUNCTION: every socket libcurl closes, pooled or not, leaves the table first.
+static int close_socket(void *clientp, int fd) {
+    (void)clientp;
+    pthread_mutex_lock(&pool_lock);
+    forget_locked(fd);
+    pthread_mutex_unlock(&pool_lock);
+    return close(fd);
 }
 
 /// CURLOPT_PREREQFUNCTION: the connection is ready and nothing is sent yet.
@@ -128,12 +128,6 @@ static int check_connection(void *clientp, char *primary_ip, char *local_ip, int
     ccurl_reuse_state *state = clientp;
     int fd = take(local_port, primary_port, primary_ip != NULL ? primary_ip : "");
     if (fd < 0 || state->fresh) return CC_PREREQFUNC_OK;
-    // The socket may have been closed and its number given to a new connection since it was recorded.
-    char address[INET6_ADDRSTRLEN] = "";
-    if (port_of(fd, 0, NULL) != local_port || port_of(fd, 1, address) != primary_port ||
-        strcmp(address, primary_ip != NULL ? primary_ip : "") != 0) {
-        return CC_PREREQFUNC_OK;
-    }
     char byte;
     ssize_t count = recv(fd, &byte, 1, MSG_PEEK | MSG_DONTWAIT);
     if (count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) return CC_PREREQFUNC_OK;
@@ -149,6 +143,9 @@ int ccurl_private_reuse_setup(void *easy, ccurl_reuse_state *state) {
     }
     int status = ccurl_private_set_prereq(easy, CC_OPT_PREREQFUNCTION, check_connection);
     status |= ccurl_private_set_pointer(easy, CC_OPT_PREREQDATA, state);
+    // A connection keeps the close callback of the transfer that opened it, and its data: hence none.
+    status |= ccurl_private_set_close_socket(easy, CC_OPT_CLOSESOCKETFUNCTION, close_socket);
+    status |= ccurl_private_set_pointer(easy, CC_OPT_CLOSESOCKETDATA, NULL);
     return status;
 }
 

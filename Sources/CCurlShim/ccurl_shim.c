@@ -3,16 +3,24 @@
 #include "ccurl_private.h"
 
 #include <dlfcn.h>
+#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
+#ifdef __linux__
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#endif
 
 // libcurl's entry points, as function-pointer types of our own (no curl headers).
 typedef int (*global_init_fn)(long flags);
 typedef cc_version_info *(*version_info_fn)(int age);
 typedef void *(*easy_init_fn)(void);
 typedef void (*easy_cleanup_fn)(void *easy);
+typedef void (*easy_reset_fn)(void *easy);
 typedef int (*easy_setopt_fn)(void *easy, int option, ...);
 typedef int (*easy_getinfo_fn)(void *easy, int info, ...);
 typedef const char *(*easy_strerror_fn)(int code);
@@ -28,12 +36,14 @@ typedef int (*multi_poll_fn)(void *multi, void *extra_fds, unsigned extra_count,
 typedef int (*multi_wakeup_fn)(void *multi);
 typedef cc_msg *(*multi_info_read_fn)(void *multi, int *queued);
 typedef int (*easy_pause_fn)(void *easy, int bitmask);
+typedef int (*multi_socket_action_fn)(void *multi, int socket, int events, int *running);
 
 static struct {
     global_init_fn global_init;
     version_info_fn version_info;
     easy_init_fn easy_init;
     easy_cleanup_fn easy_cleanup;
+    easy_reset_fn easy_reset;
     easy_setopt_fn easy_setopt;
     easy_getinfo_fn easy_getinfo;
     easy_strerror_fn easy_strerror;
@@ -49,12 +59,16 @@ static struct {
     multi_wakeup_fn multi_wakeup;
     multi_info_read_fn multi_info_read;
     easy_pause_fn easy_pause;
+    multi_socket_action_fn multi_socket_action;
 } api;
 
 static pthread_once_t load_once = PTHREAD_ONCE_INIT;
 static const char *load_error = "libcurl was not loaded";
 static char load_error_text[512];
 static const char *loaded_version = NULL;
+/// curl_version_info's answer, read once: it formats every bundled library's version (OpenSSL, zstd,
+/// nghttp2, libidn2...) into static buffers on each call, which each new transfer paid for.
+static cc_version_info *loaded_info = NULL;
 
 // The sonames of libcurl 7/8 across distributions: OpenSSL flavour first (what
 // FoundationNetworking links on Debian and Ubuntu), then the others.
@@ -91,6 +105,7 @@ static void load(void) {
     api.version_info = (version_info_fn)resolve(library, "curl_version_info", &missing);
     api.easy_init = (easy_init_fn)resolve(library, "curl_easy_init", &missing);
     api.easy_cleanup = (easy_cleanup_fn)resolve(library, "curl_easy_cleanup", &missing);
+    api.easy_reset = (easy_reset_fn)resolve(library, "curl_easy_reset", &missing);
     api.easy_setopt = (easy_setopt_fn)resolve(library, "curl_easy_setopt", &missing);
     api.easy_getinfo = (easy_getinfo_fn)resolve(library, "curl_easy_getinfo", &missing);
     api.easy_strerror = (easy_strerror_fn)resolve(library, "curl_easy_strerror", &missing);
@@ -106,6 +121,7 @@ static void load(void) {
     api.multi_wakeup = (multi_wakeup_fn)resolve(library, "curl_multi_wakeup", &missing);
     api.multi_info_read = (multi_info_read_fn)resolve(library, "curl_multi_info_read", &missing);
     api.easy_pause = (easy_pause_fn)resolve(library, "curl_easy_pause", &missing);
+    api.multi_socket_action = (multi_socket_action_fn)resolve(library, "curl_multi_socket_action", &missing);
     if (missing) {
         load_error = load_error_text;
         return;
@@ -128,6 +144,7 @@ static void load(void) {
         return;
     }
     loaded_version = info->version;
+    loaded_info = info;
     load_error = NULL;
 }
 
@@ -144,28 +161,167 @@ size_t ccurl_write_pause(void) { return CC_WRITEFUNC_PAUSE; }
 
 // MARK: - Multi
 
+// On Linux the loop drives libcurl through its socket interface: epoll says which sockets are ready
+// and curl_multi_socket_action runs only the transfers on them. curl_multi_perform instead visits
+// every transfer in the multi handle at each call, and each one in the middle of a response polls its
+// own socket (a poll(2) per transfer per call, Curl_readwrite): with 64 transfers in flight, 64 system
+// calls for every wake-up of the loop. Elsewhere, curl_multi_perform and curl_multi_poll.
+typedef struct {
+    void *multi;
+#ifdef __linux__
+    int epoll_fd;
+    /// An eventfd in the epoll set: `ccurl_multi_wakeup` writes to it.
+    int wake_fd;
+    /// When libcurl's timer is due (CLOCK_MONOTONIC, ns), or -1 when it is not set.
+    int64_t timer_due;
+#endif
+} loop;
+
+#ifdef __linux__
+static int64_t monotonic_ns(void) {
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
+}
+
+/// CURLMOPT_TIMERFUNCTION: libcurl wants curl_multi_socket_action(CURL_SOCKET_TIMEOUT) after `timeout_ms`
+/// (-1: never).
+static int on_timer(void *multi, long timeout_ms, void *userp) {
+    (void)multi;
+    loop *l = userp;
+    l->timer_due = timeout_ms < 0 ? -1 : monotonic_ns() + (int64_t)timeout_ms * 1000000;
+    return 0;
+}
+
+/// CURLMOPT_SOCKETFUNCTION: what libcurl waits for on socket `s` (in, out, both, or nothing more).
+static int on_socket(void *easy, int s, int what, void *userp, void *socketp) {
+    (void)easy;
+    (void)socketp;
+    loop *l = userp;
+    if (what == CC_POLL_REMOVE) {
+        epoll_ctl(l->epoll_fd, EPOLL_CTL_DEL, s, NULL);
+        return 0;
+    }
+    struct epoll_event event = {0};
+    event.events = ((what & CC_POLL_IN) ? EPOLLIN : 0) | ((what & CC_POLL_OUT) ? EPOLLOUT : 0);
+    event.data.fd = s;
+    if (epoll_ctl(l->epoll_fd, EPOLL_CTL_MOD, s, &event) != 0 && errno == ENOENT) {
+        epoll_ctl(l->epoll_fd, EPOLL_CTL_ADD, s, &event);
+    }
+    return 0;
+}
+
+/// Runs libcurl's timer when it is due.
+static void run_due_timer(loop *l) {
+    if (l->timer_due < 0 || monotonic_ns() < l->timer_due) return;
+    l->timer_due = -1;
+    int running = 0;
+    api.multi_socket_action(l->multi, CC_SOCKET_TIMEOUT, 0, &running);
+}
+#endif
+
 void *ccurl_multi_new(long max_host_connections, long max_connections) {
     if (ccurl_load() != NULL) return NULL;
-    void *multi = api.multi_init();
-    if (multi == NULL) return NULL;
-    api.multi_setopt(multi, CC_MOPT_MAX_HOST_CONNECTIONS, max_host_connections);
-    api.multi_setopt(multi, CC_MOPT_MAXCONNECTS, max_connections);
-    return multi;
+    loop *l = calloc(1, sizeof(loop));
+    if (l == NULL) return NULL;
+    l->multi = api.multi_init();
+    if (l->multi == NULL) {
+        free(l);
+        return NULL;
+    }
+    api.multi_setopt(l->multi, CC_MOPT_MAX_HOST_CONNECTIONS, max_host_connections);
+    api.multi_setopt(l->multi, CC_MOPT_MAXCONNECTS, max_connections);
+#ifdef __linux__
+    l->timer_due = -1;
+    l->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
+    l->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    struct epoll_event wake = {.events = EPOLLIN, .data.fd = l->wake_fd};
+    if (l->epoll_fd < 0 || l->wake_fd < 0 || epoll_ctl(l->epoll_fd, EPOLL_CTL_ADD, l->wake_fd, &wake) != 0) {
+        if (l->epoll_fd >= 0) close(l->epoll_fd);
+        if (l->wake_fd >= 0) close(l->wake_fd);
+        api.multi_cleanup(l->multi);
+        free(l);
+        return NULL;
+    }
+    api.multi_setopt(l->multi, CC_MOPT_SOCKETFUNCTION, on_socket);
+    api.multi_setopt(l->multi, CC_MOPT_SOCKETDATA, (void *)l);
+    api.multi_setopt(l->multi, CC_MOPT_TIMERFUNCTION, on_timer);
+    api.multi_setopt(l->multi, CC_MOPT_TIMERDATA, (void *)l);
+#endif
+    return l;
 }
 
-void ccurl_multi_free(void *multi) { api.multi_cleanup(multi); }
+void ccurl_multi_free(void *pointer) {
+    loop *l = pointer;
+    // The cleanup tells the socket callback about the sockets it closes: the epoll set goes after it.
+    api.multi_cleanup(l->multi);
+#ifdef __linux__
+    close(l->epoll_fd);
+    close(l->wake_fd);
+#endif
+    free(l);
+}
 
-int ccurl_multi_perform(void *multi) {
+int ccurl_multi_perform(void *pointer) {
+    loop *l = pointer;
+#ifdef __linux__
+    // Socket events were handed to libcurl as they came (ccurl_multi_poll); what is left is its timer,
+    // set to now by every transfer just added or resumed.
+    run_due_timer(l);
+    return 0;
+#else
     int running = 0;
-    return api.multi_perform(multi, &running);
+    return api.multi_perform(l->multi, &running);
+#endif
 }
 
-int ccurl_multi_poll(void *multi, int timeout_ms) {
+int ccurl_multi_poll(void *pointer, int timeout_ms) {
+    loop *l = pointer;
+#ifdef __linux__
+    int wait = timeout_ms;
+    if (l->timer_due >= 0) {
+        int64_t left = l->timer_due - monotonic_ns();
+        int64_t due_ms = left <= 0 ? 0 : (left + 999999) / 1000000;
+        if (due_ms < wait) wait = (int)due_ms;
+    }
+    struct epoll_event events[64];
+    int count = epoll_wait(l->epoll_fd, events, 64, wait);
+    for (int i = 0; i < count; i++) {
+        int fd = events[i].data.fd;
+        uint32_t ready = events[i].events;
+        if (fd == l->wake_fd) {
+            // One read takes the whole count and resets it.
+            uint64_t ignored;
+            (void)!read(l->wake_fd, &ignored, sizeof ignored);
+            continue;
+        }
+        // As curl_multi_perform's own poll reads them (Curl_socket_check): an error or a hang-up is
+        // readable, so that the read that follows reports it.
+        int action = 0;
+        if (ready & (EPOLLIN | EPOLLERR | EPOLLHUP)) action |= CC_CSELECT_IN;
+        if (ready & EPOLLOUT) action |= CC_CSELECT_OUT;
+        if (ready & (EPOLLERR | EPOLLHUP)) action |= CC_CSELECT_OUT;
+        int running = 0;
+        api.multi_socket_action(l->multi, fd, action, &running);
+    }
+    run_due_timer(l);
+    return count < 0 && errno != EINTR ? -1 : 0;
+#else
     int ready = 0;
-    return api.multi_poll(multi, NULL, 0, timeout_ms, &ready);
+    return api.multi_poll(l->multi, NULL, 0, timeout_ms, &ready);
+#endif
 }
 
-int ccurl_multi_wakeup(void *multi) { return api.multi_wakeup(multi); }
+int ccurl_multi_wakeup(void *pointer) {
+    loop *l = pointer;
+#ifdef __linux__
+    uint64_t one = 1;
+    // EAGAIN: the counter is full, so a wakeup is pending anyway.
+    return write(l->wake_fd, &one, sizeof one) == sizeof one || errno == EAGAIN ? 0 : -1;
+#else
+    return api.multi_wakeup(l->multi);
+#endif
+}
 
 // MARK: - Transfers
 
@@ -175,9 +331,41 @@ typedef struct {
     void *userdata;
     char error[CC_ERROR_SIZE];
     ccurl_reuse_state reuse;
+    /// A plain-HTTP transfer with no proxy: its easy handle goes back to the pool (see `take_easy`).
+    int poolable;
 } xfer;
 
-void *ccurl_multi_next_done(void *multi, int *result) {
+// Easy handles of finished plain-HTTP transfers, reset and kept for the next ones. A new handle costs
+// libcurl's allocations (its 16 KiB receive buffer among them), and freeing it again made glibc give
+// the top of the heap back and fault it in anew for the next transfer. Only handles that never spoke
+// TLS come back: a handle keeps its TLS session cache through curl_easy_reset, and a session made with
+// one client certificate must not be offered for a request made with another.
+#define EASY_POOL_SIZE 64
+static pthread_mutex_t easy_pool_lock = PTHREAD_MUTEX_INITIALIZER;
+static void *easy_pool[EASY_POOL_SIZE];
+static int easy_pool_count = 0;
+
+/// A reset easy handle from the pool, or a new one (NULL when libcurl cannot make one).
+static void *take_easy(void) {
+    void *easy = NULL;
+    pthread_mutex_lock(&easy_pool_lock);
+    if (easy_pool_count > 0) easy = easy_pool[--easy_pool_count];
+    pthread_mutex_unlock(&easy_pool_lock);
+    return easy != NULL ? easy : api.easy_init();
+}
+
+/// Resets `easy` (out of every multi handle) and keeps it, or frees it when the pool is full.
+static void give_easy(void *easy) {
+    api.easy_reset(easy);
+    pthread_mutex_lock(&easy_pool_lock);
+    int kept = easy_pool_count < EASY_POOL_SIZE;
+    if (kept) easy_pool[easy_pool_count++] = easy;
+    pthread_mutex_unlock(&easy_pool_lock);
+    if (!kept) api.easy_cleanup(easy);
+}
+
+void *ccurl_multi_next_done(void *pointer, int *result) {
+    void *multi = ((loop *)pointer)->multi;
     int queued = 0;
     cc_msg *message;
     while ((message = api.multi_info_read(multi, &queued)) != NULL) {
@@ -222,7 +410,8 @@ void *ccurl_xfer_new(const ccurl_request *request, char *error) {
         snprintf(error, CC_ERROR_SIZE, "out of memory");
         return NULL;
     }
-    transfer->easy = api.easy_init();
+    transfer->poolable = request->proxy == NULL && strncmp(request->url, "http://", 7) == 0;
+    transfer->easy = transfer->poolable ? take_easy() : api.easy_init();
     if (transfer->easy == NULL) {
         free(transfer);
         snprintf(error, CC_ERROR_SIZE, "curl_easy_init failed");
@@ -296,7 +485,13 @@ void *ccurl_xfer_new(const ccurl_request *request, char *error) {
 
 void ccurl_xfer_free(void *pointer) {
     xfer *transfer = pointer;
-    if (transfer->easy != NULL) api.easy_cleanup(transfer->easy);
+    if (transfer->easy != NULL) {
+        if (transfer->poolable) {
+            give_easy(transfer->easy);
+        } else {
+            api.easy_cleanup(transfer->easy);
+        }
+    }
     if (transfer->headers != NULL) api.slist_free_all(transfer->headers);
     free(transfer);
 }
@@ -304,10 +499,12 @@ void ccurl_xfer_free(void *pointer) {
 int ccurl_xfer_add(void *multi, void *pointer) {
     xfer *transfer = pointer;
     transfer->error[0] = 0;
-    return api.multi_add_handle(multi, transfer->easy);
+    return api.multi_add_handle(((loop *)multi)->multi, transfer->easy);
 }
 
-int ccurl_xfer_remove(void *multi, void *pointer) { return api.multi_remove_handle(multi, ((xfer *)pointer)->easy); }
+int ccurl_xfer_remove(void *multi, void *pointer) {
+    return api.multi_remove_handle(((loop *)multi)->multi, ((xfer *)pointer)->easy);
+}
 
 const char *ccurl_xfer_error(void *pointer) { return ((xfer *)pointer)->error; }
 
@@ -382,9 +579,7 @@ ccurl_failure ccurl_classify(int result) {
 
 // MARK: - For the shim's other files (ccurl_private.h)
 
-cc_version_info *ccurl_private_version_info(void) {
-    return ccurl_load() == NULL ? api.version_info(CC_VERSION_FIRST) : NULL;
-}
+cc_version_info *ccurl_private_version_info(void) { return ccurl_load() == NULL ? loaded_info : NULL; }
 
 void *ccurl_private_easy(void *pointer) { return ((xfer *)pointer)->easy; }
 
@@ -403,6 +598,10 @@ int ccurl_private_set_prereq(void *easy, int option, ccurl_prereq_callback callb
 }
 
 int ccurl_private_get_socket(void *easy, int info, int *value) { return api.easy_getinfo(easy, info, value); }
+
+int ccurl_private_set_close_socket(void *easy, int option, ccurl_close_socket_callback callback) {
+    return api.easy_setopt(easy, option, callback);
+}
 
 int ccurl_private_get_string(void *easy, int info, const char **value) {
     return api.easy_getinfo(easy, info, (char **)value);

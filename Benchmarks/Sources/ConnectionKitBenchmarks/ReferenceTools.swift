@@ -42,6 +42,20 @@ enum ReferenceTools {
         return Row.median(figures)
     }
 
+    /// The row of CPU microseconds per GET that a request-rate row's rounds measured (`figures`, each
+    /// variant's list with its warm-up first, which is left out), with the `curl` CLI's own beside them.
+    static func cpuRow(
+        _ figures: [Variant: [Double]], label: String, window: Int, count: Int, _ options: Options
+    ) throws -> Row {
+        func rounds(_ variant: Variant) -> [Double] { Array((figures[variant] ?? []).suffix(options.rounds)) }
+        var row = Row(
+            "  CPU per GET, \(label)", unit: "µs CPU", raw: rounds(.raw), connectionKit: rounds(.connectionKit),
+            goal: .none)
+        row.libcurl = rounds(.libcurl)
+        row.curl = try cpuPerRequest(window: window, count: count, options)
+        return row
+    }
+
     /// The `curl` command line for `count` GETs of `url` (a distinct query each), `window` in flight.
     private static func curlGets(_ url: String, window: Int, count: Int) -> [String] {
         var arguments = ["curl", "--silent", "--fail", "--output", "/dev/null"]

@@ -17,7 +17,7 @@ struct RequestState {
     // MARK: The current run
     /// Which run, attempt and transfer, their timers, and whether the ending is claimed or visible.
     var lifecycle = RequestLifecycle()
-    var identifier = UUID()
+    var identifier = RunIdentifiers.next()
     var redirectCount = 0
     var sentRequest: URLRequest?
     /// `sentRequest`'s method, kept as a plain string for cheap snapshots.
@@ -61,7 +61,7 @@ struct RequestState {
 
     /// Forgets what the last run left, for the run that starts now.
     mutating func beginRun() {
-        identifier = UUID()
+        identifier = RunIdentifiers.next()
         (response, sentRequest, sentMethod, attemptRequest, redactedURL) = (nil, nil, nil, nil, nil)
         attemptMetrics = []
         dateStarted = Date()

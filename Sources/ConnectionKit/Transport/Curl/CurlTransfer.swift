@@ -270,6 +270,23 @@
         }
 
         private func deliverResponse() {
+            let headerFields = Self.joined(fields)
+            guard let url = request.url else { return }
+            let response = TransportResponse(
+                url: url, statusCode: status, httpVersion: httpVersion, head: ResponseHead(fields: headerFields))
+            self.response = response
+            deliver { $0.transferDidReceive(response: response) }
+        }
+
+        /// One entry per field name, compared without regard to case, spelt as its first line has it, the
+        /// values of repeated lines joined with ", ".
+        private static func joined(_ fields: [(name: String, value: String)]) -> [String: String] {
+            // Most heads repeat no name: then one dictionary is all there is to build.
+            if fields.count <= 64, !hasRepeatedName(fields) {
+                var headerFields = [String: String](minimumCapacity: fields.count)
+                for field in fields { headerFields[field.name] = field.value }
+                return headerFields
+            }
             // Repeated names are joined once at the end: joining as they come copies the value so far
             // for every line, which tens of thousands of lines with one name make quadratic.
             var values = [String: [String]](minimumCapacity: fields.count)
@@ -280,12 +297,18 @@
                 spelling[lower] = key
                 values[key, default: []].append(field.value)
             }
-            let headerFields = values.mapValues { $0.count == 1 ? $0[0] : $0.joined(separator: ", ") }
-            guard let url = request.url else { return }
-            let response = TransportResponse(
-                url: url, statusCode: status, httpVersion: httpVersion, head: ResponseHead(fields: headerFields))
-            self.response = response
-            deliver { $0.transferDidReceive(response: response) }
+            return values.mapValues { $0.count == 1 ? $0[0] : $0.joined(separator: ", ") }
+        }
+
+        /// Whether two of `fields` have the same name without regard to case (pairwise: for a head of a
+        /// few lines, cheaper than the dictionaries of the general case).
+        private static func hasRepeatedName(_ fields: [(name: String, value: String)]) -> Bool {
+            for later in fields.indices.dropFirst() {
+                for earlier in 0..<later where ResponseHead.sameName(fields[earlier].name, fields[later].name) {
+                    return true
+                }
+            }
+            return false
         }
 
         fileprivate func readBody(into buffer: UnsafeMutablePointer<CChar>, capacity: Int) -> Int {
