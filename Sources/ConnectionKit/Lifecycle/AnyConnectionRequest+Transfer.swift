@@ -162,6 +162,8 @@ extension AnyConnectionRequest {
             sink?.discard()
             return
         }
+        // The cache's part: an unsafe method invalidates; a `304` to its conditions answers from it.
+        let (response, sink) = applyingCache(to: response, sink: sink, transfer: transfer)
         let run = transfer.run
         let body: CompletedBody
         do {
@@ -189,6 +191,7 @@ extension AnyConnectionRequest {
                 response: head)
             return
         }
+        storeInCache(response, body: body)
         if !finish(run: run, outcome: .success(output), commit: body.commit) {
             body.discard()
         }
