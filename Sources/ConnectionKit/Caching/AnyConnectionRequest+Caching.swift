@@ -51,7 +51,8 @@ extension AnyConnectionRequest {
         let inMemory = fileDestination == nil && !isStreaming
         let conditional = Self.ownConditions.contains { request.value(forHTTPHeaderField: $0) != nil }
         let answers =
-            policy != .networkOnly && inMemory && !conditional && (cacheRequest.method == "GET" || cacheRequest.method == "HEAD")
+            policy != .networkOnly && inMemory && !conditional
+            && (cacheRequest.method == "GET" || cacheRequest.method == "HEAD")
         return CacheAttempt(cache: cache, policy: policy, request: cacheRequest, answers: answers, sentAt: Date())
     }
 
@@ -80,7 +81,8 @@ extension AnyConnectionRequest {
         // RFC 9111 §5.1: a response from a cache says its age.
         fields["age"] = String(Int(min(max(cached.age, 0), Double(Int32.max))))
         let response = TransportResponse(
-            url: request.url, statusCode: cached.statusCode, httpVersion: "HTTP/1.1", head: ResponseHead(fields: fields),
+            url: request.url, statusCode: cached.statusCode, httpVersion: "HTTP/1.1",
+            head: ResponseHead(fields: fields),
             source: source)
         let body = cached.body
         // Off the caller's thread, as a transport's completion is: `start()` returns at once.
@@ -162,7 +164,8 @@ extension AnyConnectionRequest {
     /// whatever the class's policy.
     private func invalidateCache(after response: TransportResponse) {
         guard response.source == .network, let attempt = storage.withLock({ $0.cacheAttempt }) else { return }
-        attempt.cache.invalidate(after: attempt.request, statusCode: response.statusCode, headerFields: response.head.fields)
+        attempt.cache.invalidate(
+            after: attempt.request, statusCode: response.statusCode, headerFields: response.head.fields)
     }
 
     /// Stores a network response the class accepted (validated and parsed), when its body is in memory and

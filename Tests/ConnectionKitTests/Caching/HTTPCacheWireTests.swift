@@ -51,7 +51,9 @@ struct HTTPCacheWireTests {
         #expect(records.first?.responseSource == .cache)
     }
 
-    @Test("an expired entry (max-age=0) is sent with If-None-Match; the 304 reaches the handler as a 200 with the stored body")
+    @Test(
+        "an expired entry (max-age=0) is sent with If-None-Match; the 304 reaches the handler as a 200 with the stored body"
+    )
     func expiredEntryRevalidatedBy304() async throws {
         let server = try TestServer.started()
         defer { server.stop() }
@@ -133,7 +135,8 @@ struct HTTPCacheWireTests {
                 Data((request.header("Authorization") ?? "anonymous").utf8), ["Cache-Control": "private, max-age=600"])
         }
         func fetch(_ token: String) async throws -> (String, ResponseSource?) {
-            let request = CachedFetch(server.url("/me"), client: Self.client, headers: ["Authorization": "Bearer \(token)"])
+            let request = CachedFetch(
+                server.url("/me"), client: Self.client, headers: ["Authorization": "Bearer \(token)"])
             let body = try await request.value()
             return (String(decoding: body, as: UTF8.self), request.responseSource)
         }
@@ -212,7 +215,9 @@ struct HTTPCacheWireTests {
         #expect(server.hits("/sie") == 2)
     }
 
-    @Test("stale-while-revalidate answers from the cache at once and revalidates behind (If-None-Match reaches the server)")
+    @Test(
+        "stale-while-revalidate answers from the cache at once and revalidates behind (If-None-Match reaches the server)"
+    )
     func staleWhileRevalidateRefreshesBehind() async throws {
         let server = try TestServer.started()
         defer { server.stop() }

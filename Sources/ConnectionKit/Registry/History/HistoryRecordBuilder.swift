@@ -44,7 +44,8 @@ enum HistoryRecordBuilder {
             Copied(
                 identifier: state.identifier, method: state.sentMethod, redactedURL: state.redactedURL,
                 sentHeaders: withDetails ? (state.sentRequest?.allHTTPHeaderFields ?? [:]) : [:],
-                statusCode: state.response?.statusCode, source: state.response?.source, receivedHeaders: state.response?.head.fields ?? [:],
+                statusCode: state.response?.statusCode, source: state.response?.source,
+                receivedHeaders: state.response?.head.fields ?? [:],
                 dateStarted: state.dateStarted, dateFinished: state.dateFinished,
                 attempts: state.attempt, bytesSent: state.upload.completed, bytesReceived: state.download.completed,
                 metrics: withDetails ? state.attemptMetrics : [],

@@ -108,12 +108,15 @@ final class HistoryRecorder: Sendable {
 
     /// Counts and keeps one ending. O(1): one bucket, a few counters, one ring slot. `cacheAsked`: the
     /// class's HTTP cache was asked about the run's last attempt (a response from the network is a miss).
-    func record(_ record: ConnectionHistoryRecord, type: AnyConnectionRequest.Type, keep: Bool, cacheAsked: Bool = false) {
+    func record(
+        _ record: ConnectionHistoryRecord, type: AnyConnectionRequest.Type, keep: Bool, cacheAsked: Bool = false
+    ) {
         let key = ObjectIdentifier(type)
         state.withLock { state in
             if state.statisticsEnabled {
                 // Mutated in place in the dictionary: copying the tally out would copy its histogram.
-                state.tallies[key, default: Tally(typeName: record.typeName, since: record.dateFinished)].add(record, cacheAsked: cacheAsked)
+                state.tallies[key, default: Tally(typeName: record.typeName, since: record.dateFinished)].add(
+                    record, cacheAsked: cacheAsked)
             }
             if keep { state.append(Entry(type: type, record: record)) }
         }
