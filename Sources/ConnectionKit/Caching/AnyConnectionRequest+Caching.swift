@@ -116,19 +116,19 @@ extension AnyConnectionRequest {
     /// is about to end: answers from the stored response the policy allows (`stale-if-error`, or anything
     /// under ``HTTPCachePolicy/offlineFirst``) and returns `true`; `false` to fail as before.
     func answerFromCacheAfterFailure(run: RunNumber, error: ConnectionError, response: ConnectionResponse?) -> Bool {
-        let networkFailed =
-            response.map { $0.source == .network && [500, 502, 503, 504].contains($0.statusCode) }
-            ?? (error.kind == .transport || error.kind == .timedOut)
-        guard networkFailed else { return false }
-        let claimed: (CacheAttempt, URLRequest?)? = storage.withLock { state in
-            guard let attempt = state.cacheAttempt, attempt.answers, !attempt.fellBack else { return nil }
+        let serverFailed = response.map { $0.source == .network && [500, 502, 503, 504].contains($0.statusCode) }
+        guard error.kind == .transport || error.kind == .timedOut || serverFailed == true else { return false }
+        let claimed: (attempt: CacheAttempt, request: URLRequest)? = storage.withLock { state in
+            guard let attempt = state.cacheAttempt, attempt.answers, !attempt.fellBack,
+                let request = state.sentRequest ?? state.attemptRequest
+            else { return nil }
             state.cacheAttempt?.fellBack = true
-            return (attempt, state.sentRequest ?? state.attemptRequest)
+            return (attempt, request)
         }
-        guard let (attempt, sent) = claimed, let request = sent,
-            let cached = attempt.cache.fallback(for: attempt.request, policy: attempt.policy)
+        guard let claimed,
+            let cached = claimed.attempt.cache.fallback(for: claimed.attempt.request, policy: claimed.attempt.policy)
         else { return false }
-        answerFromCache(cached, source: cached.isStale ? .staleCache : .cache, request: request, run: run)
+        answerFromCache(cached, source: cached.isStale ? .staleCache : .cache, request: claimed.request, run: run)
         return true
     }
 
