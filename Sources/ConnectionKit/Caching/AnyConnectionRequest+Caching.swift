@@ -60,10 +60,12 @@ extension AnyConnectionRequest {
 
     /// Answers `run` with `cached` through the steps a response from the network takes (the response
     /// head, the body, validation, parsing, the ending), so that hooks, handlers, `value()`, the registry
-    /// and the history see it once, as they see any answer. Nothing is sent.
+    /// and the history see it once, as they see any answer. Nothing is sent. Returns `false` when the run
+    /// is not between transfers (it ended, or waits for a retry): then nothing was done.
+    @discardableResult
     func answerFromCache(
         _ cached: HTTPCachedResponse, source: ResponseSource, request: URLRequest, run: RunNumber
-    ) {
+    ) -> Bool {
         let redacted = Redaction.redactedURL(request.url, secretQueryItems: secretQueryItems)
         let action = storage.withLock { state in
             let action = state.lifecycle.handle(.beginTransfer(run))
@@ -76,7 +78,7 @@ extension AnyConnectionRequest {
             }
             return action
         }
-        guard case .startTransfer(let number) = action else { return }
+        guard case .startTransfer(let number) = action else { return false }
         var fields = cached.headerFields
         // RFC 9111 §5.1: a response from a cache says its age.
         fields["age"] = String(Int(min(max(cached.age, 0), Double(Int32.max))))
@@ -87,6 +89,7 @@ extension AnyConnectionRequest {
         let body = cached.body
         // Off the caller's thread, as a transport's completion is: `start()` returns at once.
         runClient.processingQueue.async { self.deliverCached(response, body: body, transfer: number) }
+        return true
     }
 
     /// The stored response's head and body, handed over as a transport hands over a response.
@@ -128,8 +131,9 @@ extension AnyConnectionRequest {
         guard let claimed,
             let cached = claimed.attempt.cache.fallback(for: claimed.attempt.request, policy: claimed.attempt.policy)
         else { return false }
-        answerFromCache(cached, source: cached.isStale ? .staleCache : .cache, request: claimed.request, run: run)
-        return true
+        // Not between transfers (cancelled meanwhile): the caller's `finish` ends the run, or finds it ended.
+        return answerFromCache(
+            cached, source: cached.isStale ? .staleCache : .cache, request: claimed.request, run: run)
     }
 
     // MARK: - After a response
