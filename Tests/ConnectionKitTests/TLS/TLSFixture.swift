@@ -255,7 +255,7 @@ final class TLSFixture: @unchecked Sendable {
             error_log \(temporary)/nginx-error.log warn;
             events { worker_connections 64; }
             http {
-                log_format conditional '$request_method $uri $status inm=$http_if_none_match ims=$http_if_modified_since';
+                log_format conditional escape=none '$request_method $uri $status inm=$http_if_none_match ims=$http_if_modified_since';
                 access_log \(temporary)/access.log conditional;
                 default_type application/octet-stream;
                 client_body_temp_path \(temporary)/body;
