@@ -6,6 +6,9 @@ import Foundation
     import FoundationNetworking
 #endif
 
+/// Where the rows' endings are delivered.
+let benchCallbackQueue = DispatchQueue(label: "CacheBench.callbacks")
+
 /// A GET of the benchmark's client, with the policy a row asks for.
 final class CachedGet: ConnectionRequest<Data>, @unchecked Sendable {
     // Safe: only immutable stored properties.
@@ -16,6 +19,9 @@ final class CachedGet: ConnectionRequest<Data>, @unchecked Sendable {
         self.target = target
         self.owner = client
         self.policy = policy
+        super.init()
+        // Handlers off the main queue: a command-line program's main queue adds its own hop to every row.
+        callbackQueue = benchCallbackQueue
     }
     override var url: URL? { target }
     override var client: ConnectionClient { owner }
@@ -65,7 +71,12 @@ func requestRows(options: Options) async throws {
         clients.append(("libcurl", curl))
     }
     let count = max(20, options.lookups / 100)
+    let quiet = ProcessInfo.processInfo.environment["CACHEBENCH_NO_HISTORY"] != nil
     for (name, client) in clients {
+        if quiet {
+            client.registry.historyCapacity = 0
+            client.registry.isRecordingStatistics = false
+        }
         let fresh = server.url("/fresh")
         let stale = server.url("/stale")
         var rows: [(String, [Double])] = [("network", []), ("miss", []), ("hit", []), ("revalidated", [])]

@@ -11,7 +11,8 @@
 // cache, per transport (URLSession, and libcurl where it loads), N/100 sequential requests each, µs per
 // request: `network` a class on networkOnly (the request a hit replaces), `miss` a GET of a new URL each
 // time (looked up, sent, stored), `hit` a fresh stored GET (nothing sent), `revalidated` a stale one answered
-// by a 304 (sent with If-None-Match, the stored body delivered). Each row prints the median of --rounds
+// by a 304 (sent with If-None-Match, the stored body delivered). CACHEBENCH_NO_HISTORY=1 turns the clients'
+// history and statistics off (what recording an ending costs). Each row prints the median of --rounds
 // rounds (default 5), then every round.
 import ConnectionKit
 import ConnectionKitTesting
