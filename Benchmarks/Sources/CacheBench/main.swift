@@ -1,13 +1,19 @@
 // CacheBench: what an HTTPCache hit costs on this machine, next to the loopback request it replaces.
 //
 //     swift run -c release --package-path Benchmarks CacheBench [--lookups N] [--rounds N] [--body BYTES]
-//                                                              [--only memory|disk|loopback]
+//                                                              [--only memory|disk|loopback|requests]
 //
 // Rows: `hit, memory` and `hit, disk` are `HTTPCache.lookup` of a fresh stored GET (a 4 KiB body by default),
 // in microseconds per lookup over N lookups (default 20000); the disk store reads, checksums and decodes the
 // entry file on every hit (the OS page cache holds it). `loopback GET` is a `BasicConnectionRequest` GET of
 // the same body from the in-process TestServer, microseconds per request over N/100 sequential requests: the
-// request a hit replaces. Each row prints the median of --rounds rounds (default 5), then every round.
+// request a hit replaces. The `requests` rows go through the request path of a client with an in-memory
+// cache, per transport (URLSession, and libcurl where it loads), N/100 sequential requests each, µs per
+// request: `network` a class on networkOnly (the request a hit replaces), `miss` a GET of a new URL each
+// time (looked up, sent, stored), `hit` a fresh stored GET (nothing sent), `revalidated` a stale one answered
+// by a 304 (sent with If-None-Match, the stored body delivered). CACHEBENCH_NO_HISTORY=1 turns the clients'
+// history and statistics off (what recording an ending costs). Each row prints the median of --rounds
+// rounds (default 5), then every round.
 import ConnectionKit
 import ConnectionKitTesting
 import Foundation
@@ -70,7 +76,7 @@ func loopbackCost(_ server: TestServer, options: Options) async throws -> Double
 func report(_ name: String, _ rounds: [Double]) {
     let median = rounds.sorted()[rounds.count / 2]
     let each = rounds.map { String(format: "%.2f", $0) }.joined(separator: " ")
-    print(String(format: "%-16@ %10.2f µs   (rounds: %@)", name as NSString, median, each as NSString))
+    print(String(format: "%-24@ %10.2f µs   (rounds: %@)", name as NSString, median, each as NSString))
 }
 
 let options = Options(Array(CommandLine.arguments.dropFirst()))
@@ -83,6 +89,9 @@ if options.only == nil || options.only == "disk" {
     defer { try? FileManager.default.removeItem(at: folder) }
     let cache = try HTTPCache(folder: folder)
     report("hit, disk", (0..<options.rounds).map { _ in hitCost(cache, options: options) })
+}
+if options.only == nil || options.only == "requests" {
+    try await requestRows(options: options)
 }
 if options.only == nil || options.only == "loopback" {
     let server = try TestServer.started()

@@ -58,6 +58,11 @@ public final class ConnectionClient: Sendable, CustomStringConvertible {
     /// it unless overridden. See <doc:client-and-authorization#Session-cookies-a-cookie-jar>.
     public let cookieJar: CookieJar?
 
+    /// The HTTP cache of this client's requests (RFC 9111), given to `init`; `nil` (the default, and always
+    /// for ``shared``) caches nothing. A class's ``AnyConnectionRequest/httpCache`` hook returns it unless
+    /// overridden, and its ``AnyConnectionRequest/cachePolicy`` says how it is used. See <doc:caching>.
+    public let httpCache: HTTPCache?
+
     /// The requests' observers, in the order they hear an event (see `RequestObserver`).
     let observers: [any RequestObserver]
     /// Every request's idle timeout, retry backoff and deadline.
@@ -77,6 +82,7 @@ public final class ConnectionClient: Sendable, CustomStringConvertible {
         self.label = "shared"
         self.threadNamePrefix = "CK0."
         self.cookieJar = nil
+        self.httpCache = nil
         let (registry, activity) = (ConnectionRegistry(), NetworkActivity())
         self.registry = registry
         self.activity = activity
@@ -88,25 +94,26 @@ public final class ConnectionClient: Sendable, CustomStringConvertible {
         self.observers = Self.observers(registry: registry, activity: activity)
     }
 
-    /// A client with a URLSession transport of its own, and `cookieJar` (when given) for its requests.
-    public convenience init(label: String? = nil, cookieJar: CookieJar? = nil) {
+    /// A client with a URLSession transport of its own, and `cookieJar` and `httpCache` (when given) for
+    /// its requests.
+    public convenience init(label: String? = nil, cookieJar: CookieJar? = nil, httpCache: HTTPCache? = nil) {
         let parts = Self.numbered(label)
         let transport = URLSessionTransport.makeOwned()
         self.init(
             label: parts.label, prefix: parts.prefix,
             transport: ConnectionTransport(implementation: transport, name: "URLSession"),
-            stop: { transport.shutdown() }, threadIDs: { [] }, cookieJar: cookieJar)
+            stop: { transport.shutdown() }, threadIDs: { [] }, cookieJar: cookieJar, httpCache: httpCache)
     }
 
-    /// A client with a transport of its own: `.urlSession` or `.libcurl`, and `cookieJar` (when given)
-    /// for its requests.
+    /// A client with a transport of its own: `.urlSession` or `.libcurl`, and `cookieJar` and `httpCache`
+    /// (when given) for its requests.
     /// - Throws: ``ConnectionTransport/UnavailableError`` when `.libcurl` is asked for and libcurl
     ///   cannot be loaded, or on platforms other than Linux.
-    public convenience init(transport: TransportChoice, label: String? = nil, cookieJar: CookieJar? = nil)
-        throws(ConnectionTransport.UnavailableError)
-    {
+    public convenience init(
+        transport: TransportChoice, label: String? = nil, cookieJar: CookieJar? = nil, httpCache: HTTPCache? = nil
+    ) throws(ConnectionTransport.UnavailableError) {
         guard case .libcurl = transport else {
-            self.init(label: label, cookieJar: cookieJar)
+            self.init(label: label, cookieJar: cookieJar, httpCache: httpCache)
             return
         }
         #if canImport(CCurlShim)
@@ -115,7 +122,8 @@ public final class ConnectionClient: Sendable, CustomStringConvertible {
             self.init(
                 label: parts.label, prefix: parts.prefix,
                 transport: ConnectionTransport(implementation: curl, name: "libcurl"),
-                stop: { curl.shutdown() }, threadIDs: { curl.threadIDs }, cookieJar: cookieJar)
+                stop: { curl.shutdown() }, threadIDs: { curl.threadIDs }, cookieJar: cookieJar,
+                httpCache: httpCache)
         #else
             throw ConnectionTransport.UnavailableError(reason: "the libcurl transport is available on Linux only")
         #endif
@@ -123,11 +131,12 @@ public final class ConnectionClient: Sendable, CustomStringConvertible {
 
     private init(
         label: String, prefix: String, transport: ConnectionTransport, stop: @escaping @Sendable () -> Void,
-        threadIDs: @escaping @Sendable () -> [Int32], cookieJar: CookieJar?
+        threadIDs: @escaping @Sendable () -> [Int32], cookieJar: CookieJar?, httpCache: HTTPCache?
     ) {
         self.label = label
         self.threadNamePrefix = prefix
         self.cookieJar = cookieJar
+        self.httpCache = httpCache
         let (registry, activity) = (ConnectionRegistry(), NetworkActivity())
         self.registry = registry
         self.activity = activity

@@ -139,6 +139,7 @@ enum DebugOutput {
         case .cancelled: lines.append("error: cancelled")
         }
         if let metrics { lines.append(metricsLine(metrics)) }
+        if let response, let line = sourceLine(response.source) { lines.append(line) }
         if let response {
             let fields = Redaction.scrubbed(response.head.fields, of: secrets)
             lines += headerLines(fields, secretHeaderFields: request.secretHeaderFields)
@@ -151,6 +152,16 @@ enum DebugOutput {
     }
 
     // MARK: - Formatting
+
+    /// `source: …`, where an answer from the HTTP cache came from; `nil` for one from the network.
+    static func sourceLine(_ source: ResponseSource) -> String? {
+        switch source {
+        case .network: return nil
+        case .cache: return "source: HTTP cache (fresh, nothing sent)"
+        case .revalidated: return "source: HTTP cache, revalidated (the server answered 304 Not Modified)"
+        case .staleCache: return "source: HTTP cache, stale (stale-while-revalidate, stale-if-error or offline first)"
+        }
+    }
 
     /// `metrics: attempt 1, new connection, 127.0.0.1:8080, http/1.1, dns 0.1 ms, …`: what is known
     /// of the last attempt (over URLSession on Linux, only ConnectionKit's own timings).

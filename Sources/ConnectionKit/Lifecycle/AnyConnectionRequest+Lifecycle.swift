@@ -82,7 +82,7 @@ extension AnyConnectionRequest {
 
     /// Builds and sends the current attempt of `run` (the machine already counted it).
     func beginAttempt(run: RunNumber) {
-        let request: URLRequest
+        var request: URLRequest
         do {
             request = try prepareRequest()
         } catch {
@@ -90,6 +90,11 @@ extension AnyConnectionRequest {
             return
         }
         storage.withLock { $0.attemptRequest = request }
+        // The class's HTTP cache answers a fresh `GET` without the network, or adds its conditions.
+        if let stored = consultCache(&request) {
+            answerFromCache(stored.response, source: stored.source, request: request, run: run)
+            return
+        }
         beginTransfer(run: run, request: request)
     }
 

@@ -162,16 +162,18 @@ extension AnyConnectionRequest {
             sink?.discard()
             return
         }
+        // The cache's part: an unsafe method invalidates; a `304` to its conditions answers from it.
+        let (answer, answerSink) = applyingCache(to: response, sink: sink, transfer: transfer)
         let run = transfer.run
         let body: CompletedBody
         do {
-            body = try sink?.finish() ?? .memory(Data())
+            body = try answerSink?.finish() ?? .memory(Data())
         } catch {
             finish(run: run, outcome: .failure(contextualize(error, as: { .fileSystem(underlying: $0) })))
             return
         }
         runClient.notify(.receivedBody(body), for: self)
-        let head = hookResponse(response)
+        let head = hookResponse(answer)
         do {
             try validate(head, data: body.inMemoryData)
         } catch {
@@ -189,6 +191,7 @@ extension AnyConnectionRequest {
                 response: head)
             return
         }
+        storeInCache(answer, body: body)
         if !finish(run: run, outcome: .success(output), commit: body.commit) {
             body.discard()
         }

@@ -12,6 +12,7 @@ extension AnyConnectionRequest {
         let error = contextualize(error)
         if refreshAuthorization(run: run, attempt: attempt, after: error) { return }
         guard case .retry(let delay) = retryDecision(for: error, attempt: attempt, response: response) else {
+            if answerFromCacheAfterFailure(run: run, error: error, response: response) { return }
             finish(run: run, outcome: .failure(error))
             return
         }

@@ -49,6 +49,8 @@ struct RequestState {
     var authorizationGeneration: UInt64?
     /// A multipart body assembled on disk, uploaded from there; deleted when its run ends.
     var assembledBody: AssembledBody?
+    /// What the class's HTTP cache knows of the current attempt; `nil` without a cache.
+    var cacheAttempt: CacheAttempt?
 
     struct DirectionCounters {
         var completed: Int64 = 0
@@ -72,6 +74,7 @@ struct RequestState {
     /// Attempt number `attempt` of the current run begins.
     mutating func beginAttempt(_ attempt: Int) {
         redirectCount = 0
+        cacheAttempt = nil
         noteAttemptStarted(attempt, at: Date())
     }
 

@@ -79,7 +79,8 @@ extension ConnectionRegistry {
         let needs = recorder.needs
         guard needs.history || needs.statistics else { return }
         let record = HistoryRecordBuilder.record(of: request, outcome: outcome, withDetails: needs.history)
-        recorder.record(record, type: type(of: request), keep: needs.history)
+        let cacheAsked = request.storage.withLock { $0.cacheAttempt?.answers ?? false }
+        recorder.record(record, type: type(of: request), keep: needs.history, cacheAsked: cacheAsked)
     }
 
     /// Records a made-up ending of class `type`, as if a run had ended: for tests of the bounds.

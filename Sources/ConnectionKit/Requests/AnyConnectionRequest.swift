@@ -287,6 +287,23 @@ open class AnyConnectionRequest: @unchecked Sendable, CustomDebugStringConvertib
     /// start of every transfer and at every response.
     open var cookieJar: CookieJar? { client.cookieJar }
 
+    /// The HTTP cache (RFC 9111) this class's requests use. Default: its ``client``'s
+    /// ``ConnectionClient/httpCache``, which is `nil` unless the client was made with one (never for
+    /// ``ConnectionClient/shared``): then every request goes to the network, as before caching existed.
+    /// With a cache, ``cachePolicy`` says how it is used, and an unsafe request (`POST`, `PUT`, `PATCH`,
+    /// `DELETE`) answered with a 2xx or 3xx removes the stored responses of its URL whatever the policy.
+    /// Read once per attempt. See <doc:caching>.
+    open var httpCache: HTTPCache? { client.httpCache }
+
+    /// How this class uses its ``httpCache``. Default: ``HTTPCachePolicy/useCache`` when the class has a
+    /// cache (a client made with one expects it used: RFC 9111, fresh answers without the network, stale
+    /// ones revalidated), ``HTTPCachePolicy/networkOnly`` without one. Override it with
+    /// ``HTTPCachePolicy/networkOnly`` for reads that must never be answered from the cache, or
+    /// ``HTTPCachePolicy/offlineFirst`` for those that should answer stale when the network fails. Only
+    /// `GET` (and `HEAD`, from a stored `GET`) whose body is kept in memory is answered and stored: a body
+    /// saved to a file (``fileDestination``, ``DownloadRequest``) or streamed is not. Read once per attempt.
+    open var cachePolicy: HTTPCachePolicy { httpCache == nil ? .networkOnly : .useCache }
+
     // MARK: - Output (overridden by ConnectionRequest)
 
     /// Turns the completed body into the output; runs on a processing queue.
@@ -353,6 +370,11 @@ open class AnyConnectionRequest: @unchecked Sendable, CustomDebugStringConvertib
     /// `HTTPURLResponse`: built on the first read (costly on Linux, see ``ConnectionResponse``), then the same object.
     /// The hooks get the lighter ``ConnectionResponse``.
     public var urlResponse: HTTPURLResponse? { storage.withLock { $0.response }?.httpResponse }
+
+    /// Where the last response of the current or last run came from: the network, or the class's
+    /// ``httpCache`` (a hit, a `304`-revalidated response, or a stale one answered offline); `nil` until a
+    /// response arrived. Read it in a handler to say "from the cache" or "may be out of date".
+    public var responseSource: ResponseSource? { storage.withLock { $0.response?.source } }
 
     /// The last response of the current or last run, as the hooks see it, without its metrics.
     var responseHead: ConnectionResponse? {

@@ -50,6 +50,11 @@ public struct ConnectionResponse: Sendable {
         self.metrics = metrics
     }
 
+    /// Where the response came from: ``ResponseSource/network``, or the class's ``AnyConnectionRequest/httpCache``
+    /// (a hit, a revalidated response, or a stale one). A response made with one of the initialisers says
+    /// ``ResponseSource/network``.
+    public var source: ResponseSource { transported.source }
+
     /// The status code, e.g. 200.
     public var statusCode: Int { transported.statusCode }
 

@@ -18,6 +18,8 @@ final class TransportResponse: Sendable {
     let url: URL?
     /// As the status line has it (`HTTP/1.1`); `nil` when the transport does not say (URLSession).
     let httpVersion: String?
+    /// Where the response came from: the network, or the class's cache.
+    let source: ResponseSource
     /// Whether ``httpResponse`` can build the `HTTPURLResponse` (a transport that parsed the head itself).
     private let buildable: Bool
     private let built: Locked<HTTPURLResponse?>
@@ -28,16 +30,18 @@ final class TransportResponse: Sendable {
         head = ResponseHead(response)
         url = response.url
         httpVersion = nil
+        source = .network
         buildable = false
         built = Locked(response)
     }
 
     /// A response a transport parsed itself, with the fields as it joined them.
-    init(url: URL?, statusCode: Int, httpVersion: String?, head: ResponseHead) {
+    init(url: URL?, statusCode: Int, httpVersion: String?, head: ResponseHead, source: ResponseSource = .network) {
         self.statusCode = statusCode
         self.head = head
         self.url = url
         self.httpVersion = httpVersion
+        self.source = source
         buildable = true
         built = Locked(nil)
     }

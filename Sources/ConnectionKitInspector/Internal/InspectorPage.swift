@@ -184,7 +184,7 @@ enum InspectorPage {
               tr = document.createElement("tr");
               tr.dataset.id = r.identifier;
               tr.innerHTML = "<td>" + new Date(r.dateFinished).toLocaleTimeString() + "</td><td>" + esc(r.typeName) + "</td><td>"
-                + esc(r.method) + '</td><td class="status">' + esc(r.statusCode ?? r.outcome) + '</td><td class="num">' + r.attempts
+                + esc(r.method) + '</td><td class="status">' + esc(r.statusCode ?? r.outcome) + fromCache(r) + '</td><td class="num">' + r.attempts
                 + '</td><td class="num">' + ms(r.dateFinished - r.dateStarted) + '</td><td class="url" title="' + esc(r.redactedURL)
                 + '">' + esc(r.redactedURL) + "</td><td>" + waterfall(h) + "</td>";
               historyRows.set(r.identifier, tr);
@@ -197,6 +197,8 @@ enum InspectorPage {
           for (const id of historyRows.keys()) if (!kept.has(id)) historyRows.delete(id);
           renderDetail();
         }
+        // Where an answer came from when it was the HTTP cache: " (cache)", " (revalidated)", " (staleCache)".
+        function fromCache(r) { return r.responseSource && r.responseSource !== "network" ? " (" + esc(r.responseSource) + ")" : ""; }
         function headerTable(fields) {
           if (!fields.length) return '<div class="empty">none</div>';
           return "<table>" + fields.map((f) => "<tr><td>" + esc(f.name) + "</td><td>" + esc(f.value) + "</td></tr>").join("") + "</table>";
@@ -211,7 +213,7 @@ enum InspectorPage {
             + (m.remoteAddress ? ", " + m.remoteAddress : "")).join("\n");
           box.className = "open";
           box.innerHTML = "<strong>" + esc(r.typeName) + "</strong> " + esc(r.method) + " " + esc(r.redactedURL)
-            + "<br>" + esc(r.outcome) + (r.statusCode ? " " + r.statusCode : "") + (r.errorMessage ? ' — <span class="bad">' + esc(r.errorKind) + ": " + esc(r.errorMessage) + "</span>" : "")
+            + "<br>" + esc(r.outcome) + (r.statusCode ? " " + r.statusCode : "") + fromCache(r) + (r.errorMessage ? ' — <span class="bad">' + esc(r.errorKind) + ": " + esc(r.errorMessage) + "</span>" : "")
             + "<br>sent " + bytes(r.requestBodySize) + ", received " + bytes(r.responseBodySize) + ", " + r.attempts + " attempt(s), id " + esc(r.identifier)
             + "<h3>Attempts</h3><pre>" + esc(attempts || "none") + "</pre>"
             + "<h3>Request headers</h3>" + headerTable(r.requestHeaderFields)

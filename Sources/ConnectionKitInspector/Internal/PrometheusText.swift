@@ -49,11 +49,32 @@ enum PrometheusText {
             lines.append(
                 "connectionkit_received_bytes_total{class=\"\(label(stats.typeName))\"} \(stats.bytesReceived)")
         }
+        lines += cacheLines(statistics)
         family("connectionkit_in_flight_requests", "gauge", "Live requests by request class.")
         for (type, count) in inFlight.sorted(by: { $0.key < $1.key }) {
             lines.append("connectionkit_in_flight_requests{class=\"\(label(type))\"} \(count)")
         }
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// `connectionkit_cache_responses_total`: runs by class and how the HTTP cache answered them (`hit`,
+    /// `revalidated`, `stale`, `miss`); only classes whose cache answered or was asked.
+    static func cacheLines(_ statistics: [ConnectionStatistics]) -> [String] {
+        var lines = [
+            "# HELP connectionkit_cache_responses_total Runs by request class and HTTP cache result.",
+            "# TYPE connectionkit_cache_responses_total counter",
+        ]
+        for stats in statistics where stats.cache != ConnectionStatistics.CacheCounts() {
+            let type = label(stats.typeName)
+            let counts = [
+                ("hit", stats.cache.hits), ("revalidated", stats.cache.revalidated), ("stale", stats.cache.stale),
+                ("miss", stats.cache.misses),
+            ]
+            for (result, count) in counts {
+                lines.append("connectionkit_cache_responses_total{class=\"\(type)\",result=\"\(result)\"} \(count)")
+            }
+        }
+        return lines
     }
 
     /// A label value with `\`, `"` and newlines escaped, as the format asks.

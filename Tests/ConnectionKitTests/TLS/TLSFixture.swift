@@ -17,11 +17,12 @@ final class TLSFixture: @unchecked Sendable {
     private let lock = NSLock()
     private var servers: [Process] = []
 
-    init() throws {
+    /// `makingCertificates: false` for a plain-HTTP server (``startStaticFileNginx()``), which needs none.
+    init(makingCertificates: Bool = true) throws {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("ck-tls-\(UUID().uuidString)")
         try FileManager.default.createDirectory(
             at: folder.appendingPathComponent("newcerts"), withIntermediateDirectories: true)
-        try makeCertificates()
+        if makingCertificates { try makeCertificates() }
     }
 
     func file(_ name: String) -> URL { folder.appendingPathComponent(name) }
@@ -238,6 +239,59 @@ final class TLSFixture: @unchecked Sendable {
             ports: [reservation.port])
         reservation.release()
         return reservation.port
+    }
+
+    /// nginx over plain HTTP/1.1 serving the folder's `static/` files as it does by default (an `ETag` and a
+    /// `Last-Modified` on each, `304` to a matching `If-None-Match` / `If-Modified-Since`), logging each
+    /// request to `access.log` as `<method> <uri> <status> inm=<If-None-Match> ims=<If-Modified-Since>`.
+    func startStaticFileNginx() throws -> Int {
+        let reservation = try LoopbackPort(reusable: true)
+        let temporary = folder.path
+        try FileManager.default.createDirectory(at: file("static"), withIntermediateDirectories: true)
+        let configuration = """
+            daemon off;
+            master_process off;
+            pid \(temporary)/nginx-static.pid;
+            error_log \(temporary)/nginx-error.log warn;
+            events { worker_connections 64; }
+            http {
+                log_format conditional escape=none '$request_method $uri $status inm=$http_if_none_match ims=$http_if_modified_since';
+                access_log \(temporary)/access.log conditional;
+                default_type application/octet-stream;
+                client_body_temp_path \(temporary)/body;
+                proxy_temp_path \(temporary)/proxy;
+                fastcgi_temp_path \(temporary)/fastcgi;
+                uwsgi_temp_path \(temporary)/uwsgi;
+                scgi_temp_path \(temporary)/scgi;
+                server {
+                    listen 127.0.0.1:\(reservation.port) reuseport;
+                    root \(temporary)/static;
+                }
+            }
+
+            """
+        try Data(configuration.utf8).write(to: file("nginx-static.conf"))
+        try startServer(
+            "/usr/sbin/nginx",
+            ["-e", "\(temporary)/nginx-error.log", "-p", temporary, "-c", file("nginx-static.conf").path],
+            ports: [reservation.port])
+        reservation.release()
+        return reservation.port
+    }
+
+    /// The lines of `access.log` once it has at least `count` (nginx writes a line after the response is
+    /// sent, so a client can see its answer first), or what it has after 10 s.
+    func accessLog(atLeast count: Int) -> [String] {
+        let deadline = Date().addingTimeInterval(10)
+        var lines: [String] = []
+        repeat {
+            let text = (try? String(contentsOf: file("access.log"), encoding: .utf8)) ?? ""
+            lines = text.split(separator: "\n").map(String.init)
+            if lines.count >= count { break }
+            // nginx gives no event for a written log line; the file is polled.
+            usleep(20_000)
+        } while Date() < deadline
+        return lines
     }
 
     /// `openssl s_server` asking for a client certificate signed by `ca.pem` (`-Verify`): a handshake

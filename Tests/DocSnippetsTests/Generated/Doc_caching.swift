@@ -10,50 +10,36 @@ import Foundation
 
 // MARK: - docs/caching.md block 1
 
-/// A GET answered from the cache when it can be, revalidated when it must be, and from a stale stored
-/// response when the network fails (offline first).
-fileprivate func cachedGet(_ url: URL, cache: HTTPCache) async throws -> Data {
-    let cacheRequest = HTTPCacheRequest(url: url)
-    var urlRequest = URLRequest(url: url)
-    switch cache.lookup(cacheRequest) {
-    case .fresh(let response):
-        return response.body
-    case .revalidate(_, let conditions), .staleWhileRevalidate(_, let conditions):
-        for (name, value) in conditions { urlRequest.setValue(value, forHTTPHeaderField: name) }
-    case .miss:
-        break
-    }
-    let sent = Date()
-    let request = BasicConnectionRequest(request: urlRequest)
-    do {
-        let body = try await request.value()
-        cache.store(
-            statusCode: request.urlResponse?.statusCode ?? 0, headerFields: fields(of: request), body: body,
-            for: cacheRequest, requestTime: sent, responseTime: Date())
-        return body
-    } catch let error as ConnectionError where error.statusCode == 304 {
-        // A 304 is not a 2xx, so `value()` throws it; the stored body answers instead.
-        let updated = cache.revalidated(
-            cacheRequest, notModifiedHeaderFields: fields(of: request), requestTime: sent, responseTime: Date())
-        guard let updated else { throw error }
-        return updated.body
-    } catch {
-        if let stale = cache.fallback(for: cacheRequest, policy: .offlineFirst) { return stale.body }
-        throw error
-    }
+fileprivate enum Tagalong {
+    /// The app's client: its requests' `GET`s are answered from the app's caches folder when they may be.
+    static let client: ConnectionClient = {
+        let caches = FileManager.default.temporaryDirectory.appendingPathComponent("Tagalong-http-cache")
+        let cache = try? HTTPCache(folder: caches, maximumBytes: 50 << 20)
+        return ConnectionClient(label: "tagalong", httpCache: cache ?? .inMemory())
+    }()
 }
 
-/// The response's header fields as the cache takes them.
-fileprivate func fields(of request: BasicConnectionRequest) -> [String: String] {
-    var fields: [String: String] = [:]
-    for (name, value) in request.urlResponse?.allHeaderFields ?? [:] {
-        fields["\(name)"] = "\(value)"
-    }
-    return fields
+/// The events list: shown from the cache, however stale, when the network fails.
+fileprivate final class FetchEvents: JSONConnectionRequest<JSON>, @unchecked Sendable {
+    override var client: ConnectionClient { Tagalong.client }
+    override var url: URL? { URL(string: "https://tagalong.example.com/api/events.json") }
+    override var cachePolicy: HTTPCachePolicy { .offlineFirst }
 }
 
-/// The app's cache, in its caches folder.
-fileprivate func openCache() throws -> HTTPCache {
-    let caches = FileManager.default.temporaryDirectory.appendingPathComponent("MyApp-http-cache")
-    return try HTTPCache(folder: caches, maximumBytes: 50 << 20)
+/// A one-time code: never answered from the cache, though the client has one.
+fileprivate final class FetchLoginCode: ConnectionRequest<Data>, @unchecked Sendable {
+    override var client: ConnectionClient { Tagalong.client }
+    override var url: URL? { URL(string: "https://tagalong.example.com/api/code") }
+    override var cachePolicy: HTTPCachePolicy { .networkOnly }
+}
+
+/// Says where the events came from.
+fileprivate func showEvents() async throws {
+    let request = FetchEvents()
+    let events = try await request.value()
+    switch request.responseSource {
+    case .staleCache?: print("offline: showing the last known events", events)
+    case .cache?, .revalidated?: print("events (from the cache)", events)
+    default: print("events", events)
+    }
 }

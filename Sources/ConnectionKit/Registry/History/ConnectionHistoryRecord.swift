@@ -64,6 +64,10 @@ public struct ConnectionHistoryRecord: Sendable, Hashable, Codable, Identifiable
     /// shows it; kept only for classes whose debug output is on (``AnyConnectionRequest/isDebugOutputEnabled``
     /// or ``ConnectionDebug/isEnabled``), otherwise `nil`.
     public var responseBodyPreview: String?
+    /// Where the final response came from: the network, or the class's HTTP cache (a hit, revalidated by a
+    /// `304`, or stale); `nil` when no response arrived. Records decoded from before the cache existed
+    /// have `nil`.
+    public var responseSource: ResponseSource? = nil
 
     /// ``identifier``.
     public var id: UUID { identifier }

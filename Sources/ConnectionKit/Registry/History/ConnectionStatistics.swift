@@ -44,6 +44,8 @@ public struct ConnectionStatistics: Sendable, Hashable, Codable {
     public var failuresByKind: [String: Int]
     /// Retries made, over every run.
     public var retries: Int
+    /// How the class's HTTP cache answered its runs (all zero for a class without a cache).
+    public var cache: CacheCounts
     /// Request-body bytes sent (final attempts).
     public var bytesSent: Int64
     /// Response-body bytes received (final attempts).

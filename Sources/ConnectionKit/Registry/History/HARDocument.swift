@@ -38,6 +38,9 @@ struct HARDocument: Encodable {
         var identifier: String
         var isIncomplete: Bool
         var attempts: Int
+        /// Where the response came from when it was the HTTP cache (`cache`, `revalidated`, `staleCache`,
+        /// as ``ResponseSource`` names it); left out for a response from the network.
+        var fromCache: String?
 
         enum CodingKeys: String, CodingKey {
             case startedDateTime, time, request, response, cache, timings, serverIPAddress, comment
@@ -45,6 +48,7 @@ struct HARDocument: Encodable {
             case identifier = "_identifier"
             case isIncomplete = "_incomplete"
             case attempts = "_attempts"
+            case fromCache = "_fromCache"
         }
     }
 
@@ -125,7 +129,8 @@ extension HARDocument.Entry {
             serverIPAddress: last?.remoteAddress,
             comment: record.errorMessage.map { "\(record.outcome.rawValue): \($0)" } ?? record.outcome.rawValue,
             typeName: record.typeName, identifier: record.identifier.uuidString, isIncomplete: false,
-            attempts: record.attempts)
+            attempts: record.attempts,
+            fromCache: record.responseSource.flatMap { $0.isFromCache ? $0.rawValue : nil })
     }
 
     /// The entry of a live run: incomplete, its time so far counted as waiting.

@@ -22,6 +22,7 @@ enum HistoryRecordBuilder {
         var redactedURL: String?
         var sentHeaders: [String: String]
         var statusCode: Int?
+        var source: ResponseSource?
         var receivedHeaders: [String: String]
         var dateStarted: Date?
         var dateFinished: Date?
@@ -43,7 +44,8 @@ enum HistoryRecordBuilder {
             Copied(
                 identifier: state.identifier, method: state.sentMethod, redactedURL: state.redactedURL,
                 sentHeaders: withDetails ? (state.sentRequest?.allHTTPHeaderFields ?? [:]) : [:],
-                statusCode: state.response?.statusCode, receivedHeaders: state.response?.head.fields ?? [:],
+                statusCode: state.response?.statusCode, source: state.response?.source,
+                receivedHeaders: state.response?.head.fields ?? [:],
                 dateStarted: state.dateStarted, dateFinished: state.dateFinished,
                 attempts: state.attempt, bytesSent: state.upload.completed, bytesReceived: state.download.completed,
                 metrics: withDetails ? state.attemptMetrics : [],
@@ -59,6 +61,7 @@ enum HistoryRecordBuilder {
             requestHeaderFields: [], responseHeaderFields: [], requestBodySize: copied.bytesSent,
             responseBodySize: copied.bytesReceived, metrics: Array(copied.metrics.suffix(metricsLimit)),
             responseBodyPreview: nil)
+        record.responseSource = copied.source
         switch outcome {
         case .success:
             break

@@ -23,12 +23,14 @@ final class HistoryRecorder: Sendable {
         var cancellations = 0
         var failuresByKind: [String: Int] = [:]
         var retries = 0
+        var cache = ConnectionStatistics.CacheCounts()
         var bytesSent: Int64 = 0
         var bytesReceived: Int64 = 0
         var latency = LatencyHistogram()
 
-        mutating func add(_ record: ConnectionHistoryRecord) {
+        mutating func add(_ record: ConnectionHistoryRecord, cacheAsked: Bool) {
             requests += 1
+            cache.add(record.responseSource, cacheAsked: cacheAsked)
             switch record.outcome {
             case .finished: successes += 1
             case .cancelled: cancellations += 1
@@ -45,7 +47,7 @@ final class HistoryRecorder: Sendable {
         var statistics: ConnectionStatistics {
             ConnectionStatistics(
                 typeName: typeName, since: since, requests: requests, successes: successes, failures: failures,
-                cancellations: cancellations, failuresByKind: failuresByKind, retries: retries,
+                cancellations: cancellations, failuresByKind: failuresByKind, retries: retries, cache: cache,
                 bytesSent: bytesSent, bytesReceived: bytesReceived,
                 latency: .init(
                     p50: latency.percentile(0.5), p90: latency.percentile(0.9), p99: latency.percentile(0.99),
@@ -104,13 +106,17 @@ final class HistoryRecorder: Sendable {
         set { state.withLock { $0.statisticsEnabled = newValue } }
     }
 
-    /// Counts and keeps one ending. O(1): one bucket, a few counters, one ring slot.
-    func record(_ record: ConnectionHistoryRecord, type: AnyConnectionRequest.Type, keep: Bool) {
+    /// Counts and keeps one ending. O(1): one bucket, a few counters, one ring slot. `cacheAsked`: the
+    /// class's HTTP cache was asked about the run's last attempt (a response from the network is a miss).
+    func record(
+        _ record: ConnectionHistoryRecord, type: AnyConnectionRequest.Type, keep: Bool, cacheAsked: Bool = false
+    ) {
         let key = ObjectIdentifier(type)
         state.withLock { state in
             if state.statisticsEnabled {
                 // Mutated in place in the dictionary: copying the tally out would copy its histogram.
-                state.tallies[key, default: Tally(typeName: record.typeName, since: record.dateFinished)].add(record)
+                state.tallies[key, default: Tally(typeName: record.typeName, since: record.dateFinished)].add(
+                    record, cacheAsked: cacheAsked)
             }
             if keep { state.append(Entry(type: type, record: record)) }
         }

@@ -1,0 +1,104 @@
+import ConnectionKit
+import ConnectionKitTesting
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// Where the rows' endings are delivered.
+let benchCallbackQueue = DispatchQueue(label: "CacheBench.callbacks")
+
+/// A GET of the benchmark's client, with the policy a row asks for.
+final class CachedGet: ConnectionRequest<Data>, @unchecked Sendable {
+    // Safe: only immutable stored properties.
+    let target: URL
+    let owner: ConnectionClient
+    let policy: HTTPCachePolicy
+    init(_ target: URL, client: ConnectionClient, policy: HTTPCachePolicy) {
+        self.target = target
+        self.owner = client
+        self.policy = policy
+        super.init()
+        // Handlers off the main queue: a command-line program's main queue adds its own hop to every row.
+        callbackQueue = benchCallbackQueue
+    }
+    override var url: URL? { target }
+    override var client: ConnectionClient { owner }
+    override var cachePolicy: HTTPCachePolicy { policy }
+}
+
+/// Microseconds per request of `count` sequential requests made by `make(index)`.
+func requestCost(count: Int, expect source: ResponseSource, _ make: (Int) -> CachedGet) async throws -> Double {
+    // One request first: connections open, the entry stored.
+    _ = try await make(-1).value()
+    let start = DispatchTime.now().uptimeNanoseconds
+    for index in 0..<count {
+        let request = make(index)
+        _ = try await request.value()
+        guard request.responseSource == source else {
+            throw CocoaError(
+                .featureUnsupported,
+                userInfo: [
+                    NSLocalizedDescriptionKey: "expected \(source), got \(String(describing: request.responseSource))"
+                ])
+        }
+    }
+    return Double(DispatchTime.now().uptimeNanoseconds - start) / 1_000 / Double(count)
+}
+
+/// The `requests` rows on each transport that loads.
+func requestRows(options: Options) async throws {
+    let server = try TestServer.started()
+    defer { server.stop() }
+    let body = Data(repeating: 0x61, count: options.bodySize)
+    server.route("GET", "/fresh") { _ in
+        TestResponse(headers: [TestHeader("Cache-Control", "max-age=86400")], body: .data(body))
+    }
+    server.route("GET", "/stale") { request in
+        if request.header("If-None-Match") == "\"v1\"" {
+            return TestResponse(status: 304, headers: [TestHeader("ETag", "\"v1\"")])
+        }
+        return TestResponse(
+            headers: [TestHeader("Cache-Control", "max-age=0"), TestHeader("ETag", "\"v1\"")], body: .data(body))
+    }
+    var clients = [
+        ("URLSession", ConnectionClient(label: "bench-urlsession", httpCache: .inMemory(maximumBytes: 256 << 20)))
+    ]
+    if let curl = try? ConnectionClient(
+        transport: .libcurl, label: "bench-curl", httpCache: .inMemory(maximumBytes: 256 << 20))
+    {
+        clients.append(("libcurl", curl))
+    }
+    let count = max(20, options.lookups / 100)
+    let quiet = ProcessInfo.processInfo.environment["CACHEBENCH_NO_HISTORY"] != nil
+    for (name, client) in clients {
+        if quiet {
+            client.registry.historyCapacity = 0
+            client.registry.isRecordingStatistics = false
+        }
+        let fresh = server.url("/fresh")
+        let stale = server.url("/stale")
+        var rows: [(String, [Double])] = [("network", []), ("miss", []), ("hit", []), ("revalidated", [])]
+        for round in 0..<options.rounds {
+            rows[0].1.append(
+                try await requestCost(count: count, expect: .network) { _ in
+                    CachedGet(fresh, client: client, policy: .networkOnly)
+                })
+            rows[1].1.append(
+                try await requestCost(count: count, expect: .network) { index in
+                    CachedGet(server.url("/fresh?round=\(round)&n=\(index)"), client: client, policy: .useCache)
+                })
+            rows[2].1.append(
+                try await requestCost(count: count, expect: .cache) { _ in
+                    CachedGet(fresh, client: client, policy: .useCache)
+                })
+            rows[3].1.append(
+                try await requestCost(count: count, expect: .revalidated) { _ in
+                    CachedGet(stale, client: client, policy: .useCache)
+                })
+        }
+        for (row, rounds) in rows { report("\(name) \(row)", rounds) }
+        await client.shutdown()
+    }
+}

@@ -1,0 +1,185 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+extension AnyConnectionRequest {
+    // MARK: - Before an attempt
+
+    /// Asks the class's ``httpCache`` about the attempt about to be sent as `request`. Returns the stored
+    /// response that answers it without waiting for the network (fresh, or stale within
+    /// `stale-while-revalidate`, which also starts a refresh behind); otherwise adds the conditions of a
+    /// stored response that must be revalidated to `request` and returns `nil`.
+    func consultCache(_ request: inout URLRequest) -> (response: HTTPCachedResponse, source: ResponseSource)? {
+        let attempt = makeCacheAttempt(for: request)
+        storage.withLock { $0.cacheAttempt = attempt }
+        guard let attempt, attempt.answers else { return nil }
+        switch attempt.cache.lookup(attempt.request) {
+        case .miss:
+            return nil
+        case .fresh(let response):
+            return (response, .cache)
+        case .staleWhileRevalidate(let response, _):
+            CacheRevalidationRequest.start(for: self, request: request)
+            return (response, .staleCache)
+        case .revalidate(_, let conditions):
+            for (name, value) in conditions { request.setValue(value, forHTTPHeaderField: name) }
+            storage.withLock { $0.cacheAttempt?.revalidating = !conditions.isEmpty }
+            return nil
+        }
+    }
+
+    /// Header fields that make a request the cache must not answer: the request asks for a condition or a
+    /// range of its own.
+    private static let ownConditions = [
+        "If-None-Match", "If-Modified-Since", "If-Match", "If-Unmodified-Since", "If-Range", "Range",
+    ]
+
+    /// The cache's view of the attempt, or `nil` when the class has no cache. Reads the hooks (user code)
+    /// outside every lock.
+    private func makeCacheAttempt(for request: URLRequest) -> CacheAttempt? {
+        guard let cache = httpCache, let url = request.url else { return nil }
+        let policy = cachePolicy
+        let method = request.httpMethod ?? "GET"
+        // The jar's cookies are added when the transfer begins; they partition the entry all the same.
+        var withCookies = request
+        addJarCookies(to: &withCookies)
+        let cacheRequest = HTTPCacheRequest(
+            method: method, url: url, headerFields: withCookies.allHTTPHeaderFields ?? [:],
+            secretHeaderNames: secretHeaderFields, secretQueryItemNames: secretQueryItems)
+        let inMemory = fileDestination == nil && !isStreaming
+        let conditional = Self.ownConditions.contains { request.value(forHTTPHeaderField: $0) != nil }
+        let answers =
+            policy != .networkOnly && inMemory && !conditional
+            && (cacheRequest.method == "GET" || cacheRequest.method == "HEAD")
+        return CacheAttempt(cache: cache, policy: policy, request: cacheRequest, answers: answers, sentAt: Date())
+    }
+
+    // MARK: - Answering from the cache
+
+    /// Answers `run` with `cached` through the steps a response from the network takes (the response
+    /// head, the body, validation, parsing, the ending), so that hooks, handlers, `value()`, the registry
+    /// and the history see it once, as they see any answer. Nothing is sent. Returns `false` when the run
+    /// is not between transfers (it ended, or waits for a retry): then nothing was done.
+    @discardableResult
+    func answerFromCache(
+        _ cached: HTTPCachedResponse, source: ResponseSource, request: URLRequest, run: RunNumber
+    ) -> Bool {
+        let redacted = Redaction.redactedURL(request.url, secretQueryItems: secretQueryItems)
+        let action = storage.withLock { state in
+            let action = state.lifecycle.handle(.beginTransfer(run))
+            if case .startTransfer = action {
+                state.sentRequest = request
+                state.sentMethod = request.httpMethod ?? "GET"
+                state.redactedURL = redacted
+                state.response = nil
+                state.resetTransferCounters()
+            }
+            return action
+        }
+        guard case .startTransfer(let number) = action else { return false }
+        var fields = cached.headerFields
+        // RFC 9111 §5.1: a response from a cache says its age.
+        fields["age"] = String(Int(min(max(cached.age, 0), Double(Int32.max))))
+        let response = TransportResponse(
+            url: request.url, statusCode: cached.statusCode, httpVersion: "HTTP/1.1",
+            head: ResponseHead(fields: fields),
+            source: source)
+        let body = cached.body
+        // Off the caller's thread, as a transport's completion is: `start()` returns at once.
+        runClient.processingQueue.async { self.deliverCached(response, body: body, transfer: number) }
+        return true
+    }
+
+    /// The stored response's head and body, handed over as a transport hands over a response.
+    private func deliverCached(_ response: TransportResponse, body: Data, transfer: TransferNumber) {
+        switch transferDidReceive(response: response, transfer: transfer, fileTarget: nil) {
+        case .memory(let limit, _):
+            let sink = MemorySink(limit: limit, expectedLength: Int64(body.count))
+            do {
+                _ = try sink.append(body)
+            } catch {
+                attemptFailed(transfer, error: contextualize(error), response: response)
+                return
+            }
+            transferDidProgress(
+                .download, bytes: Int64(body.count), total: nil, transfer: transfer, interval: progressInterval)
+            transferDidComplete(transfer, response: response, error: nil, sink: sink)
+        case .discard:
+            // A stored redirect: followed as one from the network is.
+            transferDidComplete(transfer, response: response, error: nil, sink: nil)
+        default:
+            // The run moved on (cancelled, timed out) or the head was refused: already ended.
+            return
+        }
+    }
+
+    /// When the network failed (a transport error, a timeout, or a `500`, `502`, `503`, `504`) and the run
+    /// is about to end: answers from the stored response the policy allows (`stale-if-error`, or anything
+    /// under ``HTTPCachePolicy/offlineFirst``) and returns `true`; `false` to fail as before.
+    func answerFromCacheAfterFailure(run: RunNumber, error: ConnectionError, response: ConnectionResponse?) -> Bool {
+        let serverFailed = response.map { $0.source == .network && [500, 502, 503, 504].contains($0.statusCode) }
+        guard error.kind == .transport || error.kind == .timedOut || serverFailed == true else { return false }
+        let claimed: (attempt: CacheAttempt, request: URLRequest)? = storage.withLock { state in
+            guard let attempt = state.cacheAttempt, attempt.answers, !attempt.fellBack,
+                let request = state.sentRequest ?? state.attemptRequest
+            else { return nil }
+            state.cacheAttempt?.fellBack = true
+            return (attempt, request)
+        }
+        guard let claimed,
+            let cached = claimed.attempt.cache.fallback(for: claimed.attempt.request, policy: claimed.attempt.policy)
+        else { return false }
+        // Not between transfers (cancelled meanwhile): the caller's `finish` ends the run, or finds it ended.
+        return answerFromCache(
+            cached, source: cached.isStale ? .staleCache : .cache, request: claimed.request, run: run)
+    }
+
+    // MARK: - After a response
+
+    /// The final response of a transfer, as the cache changes it. An unsafe request's response first
+    /// removes the stored responses it made out of date. A `304 Not Modified` to the conditions the cache
+    /// added becomes the stored response, its fields updated by the `304` (RFC 9111 §4.3.4), with its
+    /// status (a `200`) and its body, so that validation does not see a `304`. Anything else is unchanged.
+    func applyingCache(
+        to response: TransportResponse, sink: (any BodySink)?, transfer: TransferNumber
+    ) -> (response: TransportResponse, sink: (any BodySink)?) {
+        invalidateCache(after: response)
+        guard response.statusCode == 304,
+            let attempt = storage.withLock({ $0.redirectCount == 0 ? $0.cacheAttempt : nil }), attempt.revalidating,
+            let updated = attempt.cache.revalidated(
+                attempt.request, notModifiedHeaderFields: response.head.fields, requestTime: attempt.sentAt,
+                responseTime: Date())
+        else { return (response, sink) }
+        sink?.discard()
+        let swapped = TransportResponse(
+            url: response.url, statusCode: updated.statusCode, httpVersion: response.httpVersion,
+            head: ResponseHead(fields: updated.headerFields), source: .revalidated)
+        let memory = MemorySink(limit: .max, expectedLength: Int64(updated.body.count))
+        _ = try? memory.append(updated.body)
+        storage.withLock { state in
+            if state.response === response { state.response = swapped }
+        }
+        return (swapped, memory)
+    }
+
+    /// An unsafe request's response removes the stored responses it made out of date (RFC 9111 §4.4),
+    /// whatever the class's policy.
+    private func invalidateCache(after response: TransportResponse) {
+        guard response.source == .network, let attempt = storage.withLock({ $0.cacheAttempt }) else { return }
+        attempt.cache.invalidate(
+            after: attempt.request, statusCode: response.statusCode, headerFields: response.head.fields)
+    }
+
+    /// Stores a network response the class accepted (validated and parsed), when its body is in memory and
+    /// RFC 9111 allows it. A response that followed a redirect is not stored under the first URL.
+    func storeInCache(_ response: TransportResponse, body: CompletedBody) {
+        guard response.source == .network, case .memory(let data) = body,
+            let attempt = storage.withLock({ $0.redirectCount == 0 ? $0.cacheAttempt : nil }), attempt.answers
+        else { return }
+        attempt.cache.store(
+            statusCode: response.statusCode, headerFields: response.head.fields, body: data, for: attempt.request,
+            requestTime: attempt.sentAt, responseTime: Date())
+    }
+}
