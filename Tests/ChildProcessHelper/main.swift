@@ -13,6 +13,10 @@
 //            `shutdownAndWait`, then prints `ENDED <successes> <failures>`, and the kind of the error of a
 //            start after the shutdown (`AFTER <kind>`) and of a start on `ConnectionTransport.urlSession` by
 //            another client's class (`TRANSPORT <kind>`).
+//        ChildProcessHelper save-to-file <url> <warm-up url> <destination> <sha256> urlSession|libcurl
+//            Saves <warm-up url>, then <url> (checking its SHA-256) to <destination> with a DownloadRequest on
+//            the transport named, and prints `GROWTH <KiB>`: the peak resident size during the second save
+//            over the resident size before it (see SaveToFile.swift), or `ERROR <error>`.
 //        ChildProcessHelper share-http-cache <folder> <fill byte> <count>
 //            After `READY` and a line on stdin, stores and looks up <count> responses of one URL in an HTTPCache
 //            on <folder> (see CacheSharing.swift), printing `LOG <line>` for each log line and `DONE <torn>`.
@@ -75,6 +79,19 @@ case "shutdown-shared":
         fail("shutdown-shared <url> <count>")
     }
     await SharedShutdown.run(url: url, count: count)
+case "save-to-file":
+    let rest = Array(arguments.dropFirst())
+    guard rest.count == 5, let url = URL(string: rest[0]), let warmUp = URL(string: rest[1]) else {
+        fail("save-to-file <url> <warm-up url> <destination> <sha256> urlSession|libcurl")
+    }
+    let transport: ConnectionTransport
+    do {
+        transport = rest[4] == "libcurl" ? try .libcurl() : .urlSession
+    } catch {
+        fail("libcurl cannot be loaded: \(error)")
+    }
+    await SaveToFile.run(
+        url: url, warmUp: warmUp, destination: URL(fileURLWithPath: rest[2]), digest: rest[3], transport: transport)
 case "share-http-cache":
     let rest = Array(arguments.dropFirst())
     guard rest.count == 3, let fill = UInt8(rest[1]), let count = Int(rest[2]) else {

@@ -19,8 +19,9 @@ final class URLSessionTransport: Transport {
     static let shared = URLSessionTransport(bodiesToFile: savingToFile)
     /// Bodies saved to file run on a session of their own: a bulk transfer fills its session's
     /// (serial) delegate queue with chunks, and any other request on that session would wait
-    /// behind them (seconds, measured, for a small GET during a 1 GiB download).
-    static let savingToFile = URLSessionTransport()
+    /// behind them (seconds, measured, for a small GET during a 1 GiB download). Its delegate queue
+    /// holds the chunks back (``BoundedDelegateQueue``), so that a body never piles up in memory.
+    static let savingToFile = URLSessionTransport(savesBodiesToFile: true)
 
     private let session: URLSession
     private let router: SessionRouter
@@ -33,20 +34,29 @@ final class URLSessionTransport: Transport {
 
     /// A client's own pair of sessions (one for bodies saved to a file).
     static func makeOwned() -> URLSessionTransport {
-        URLSessionTransport(bodiesToFile: URLSessionTransport())
+        URLSessionTransport(bodiesToFile: URLSessionTransport(savesBodiesToFile: true))
     }
 
+    /// `savesBodiesToFile`: the session of bodies saved to a file, whose delegate queue holds URLSession
+    /// back while it is full (``BoundedDelegateQueue``, on Linux only: Apple's URLSession buffers on its own).
     init(
         configuration: URLSessionConfiguration = URLSessionTransport.defaultConfiguration(),
-        bodiesToFile: URLSessionTransport? = nil
+        bodiesToFile: URLSessionTransport? = nil, savesBodiesToFile: Bool = false
     ) {
         self.bodiesToFile = bodiesToFile
         let router = SessionRouter()
-        let delegateQueue = OperationQueue()
+        let delegateQueue = Self.makeDelegateQueue(savesBodiesToFile: savesBodiesToFile)
         delegateQueue.name = "ConnectionKit.session-delegate"
         delegateQueue.maxConcurrentOperationCount = 1
         self.router = router
         self.session = URLSession(configuration: configuration, delegate: router, delegateQueue: delegateQueue)
+    }
+
+    private static func makeDelegateQueue(savesBodiesToFile: Bool) -> OperationQueue {
+        #if canImport(FoundationNetworking)
+            if savesBodiesToFile { return BoundedDelegateQueue() }
+        #endif
+        return OperationQueue()
     }
 
     /// Ephemeral, no cookie jar, no cache, 64 connections per host (Linux defaults to 6),
