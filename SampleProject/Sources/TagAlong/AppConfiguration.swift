@@ -15,6 +15,7 @@ final class AppConfiguration: Sendable {
 
     private let storage = Mutex<URL?>(nil)
     private let credentialStorage = Mutex<any CredentialStore>(InMemoryCredentialStore())
+    private let cacheStorage = Mutex<HTTPCache?>(nil)
 
     var baseURL: URL? {
         get { storage.value }
@@ -26,6 +27,12 @@ final class AppConfiguration: Sendable {
     var credentials: any CredentialStore {
         get { credentialStorage.value }
         set { credentialStorage.value = newValue }
+    }
+
+    /// Where read responses are kept (a folder beside the offline queue); `nil` until `main` opens it.
+    var httpCache: HTTPCache? {
+        get { cacheStorage.value }
+        set { cacheStorage.value = newValue }
     }
 
     /// The logged-in user's token, if any (a store that cannot be read counts as logged out).

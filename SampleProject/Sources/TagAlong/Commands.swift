@@ -6,8 +6,14 @@ import Foundation
 enum Commands {
     /// `events`: lists the events.
     static func events() async -> Bool {
-        guard let events = try? await FetchEvents().value() else { return false }
-        Terminal.line("Events:")
+        let request = FetchEvents()
+        guard let events = try? await request.value() else { return false }
+        switch request.responseSource {
+        case .staleCache?: Terminal.line("Events (from the cache: the server cannot be reached; may be out of date):")
+        case .cache?: Terminal.line("Events (from the cache):")
+        case .revalidated?: Terminal.line("Events (from the cache, confirmed unchanged by the server):")
+        default: Terminal.line("Events:")
+        }
         for event in events {
             Terminal.line("  \(event.date)  \(event.name)")
         }

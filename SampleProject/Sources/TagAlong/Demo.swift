@@ -31,10 +31,13 @@ struct Demo {
         Terminal.step(4, "Post a micropost")
         await check(await postsNow(), "post")
 
-        Terminal.step(5, "Post while the server is down: queued on disk, delivered when it is back")
+        Terminal.step(5, "List the events again: the stored list, confirmed unchanged by the server (304)")
+        await check(await eventsAreRevalidated(), "events revalidated")
+
+        Terminal.step(6, "Post while the server is down: queued on disk, delivered when it is back")
         await check(await offlinePostIsDeliveredLater(), "offline post")
 
-        Terminal.step(6, "Download the event flyer")
+        Terminal.step(7, "Download the event flyer")
         let destination = workDirectory.appendingPathComponent("flyer.pdf")
         await check(
             await Commands.download(to: destination, debug: debug) && flyerIsIntact(at: destination), "download")
@@ -73,6 +76,8 @@ struct Demo {
         server.stop()
         Terminal.line("  the demo server is down")
         guard case .queued = await Commands.post(text: text, via: outbox) else { return false }
+        // Offline first: the list read in step 1 answers, marked as from the cache.
+        guard await eventsComeFromTheCache() else { return false }
         do {
             try server.restart(onPort: port)
         } catch {
@@ -91,6 +96,25 @@ struct Demo {
         let arrived = posts.contains { $0.text == text }
         Terminal.line(arrived ? "  delivered: GET microposts.json lists it" : "  the queued post did not arrive")
         return delivered && arrived
+    }
+
+    /// Step 5: a read of the stale list is a conditional request, answered `304` and shown from the cache.
+    private func eventsAreRevalidated() async -> Bool {
+        let request = FetchEvents()
+        guard let events = try? await request.value() else { return false }
+        Terminal.line("  \(events.count) events, source: \(request.responseSource?.rawValue ?? "none")")
+        return events.count == DemoServer.events.count && request.responseSource == .revalidated
+    }
+
+    /// With the server down, the events list still shows, from the cache, and says so.
+    private func eventsComeFromTheCache() async -> Bool {
+        let request = FetchEvents()
+        guard let events = try? await request.value() else {
+            Terminal.line("  the events list did not show while the server was down")
+            return false
+        }
+        Terminal.line("  the events list still shows, from the cache: \(events.map(\.name).joined(separator: ", "))")
+        return events.count == DemoServer.events.count && request.responseSource == .staleCache
     }
 
     private func flyerIsIntact(at file: URL) -> Bool {

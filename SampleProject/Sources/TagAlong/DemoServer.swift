@@ -3,7 +3,7 @@ import Foundation
 
 /// The Tag Along API, served in-process on loopback so the sample runs on any machine without internet.
 ///
-/// - `GET events.json`: the events.
+/// - `GET events.json`: the events, `max-age=0` with an `ETag` (a `304` to a matching `If-None-Match`).
 /// - `POST session.json` with Basic `ada:lovelace`: `{"token": ...}`; anything else 401 (the same
 ///   answer for a wrong name and a wrong password).
 /// - `POST microposts.json` / `GET microposts.json`, with the token as the Basic user name.
@@ -19,6 +19,9 @@ final class DemoServer: Sendable {
         Event(id: 2, name: "Cinema: The Conversation", date: "2026-12-06"),
         Event(id: 3, name: "Board games night", date: "2026-12-09"),
     ]
+
+    /// The events list's entity tag: the list never changes while the demo runs.
+    static let eventsTag = "\"events-v1\""
 
     let server = TestServer()
     private let microposts = Mutex<[Micropost]>([])
@@ -51,7 +54,15 @@ final class DemoServer: Sendable {
 
     private func addRoutes() {
         let microposts = self.microposts
-        server.route("GET", "/events.json") { _ in .json(Self.events) }
+        // Stale at once (`max-age=0`) with an ETag: a read revalidates (a `304` when nothing changed), and
+        // with the server down an offline-first read answers from the stored list.
+        server.route("GET", "/events.json") { request in
+            if request.header("If-None-Match") == Self.eventsTag { return .status(304) }
+            var response = TestResponse.json(Self.events)
+            response.headers.append(TestHeader("Cache-Control", "max-age=0"))
+            response.headers.append(TestHeader("ETag", Self.eventsTag))
+            return response
+        }
         // The live feed: a check-in every 0.2 s; the connection drops after every three, and the
         // feed resumes after the Last-Event-ID the app sends back.
         server.route("GET", "/live") { request in

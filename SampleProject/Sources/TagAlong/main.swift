@@ -66,6 +66,14 @@ try? FileManager.default.createDirectory(at: dataDirectory, withIntermediateDire
 AppConfiguration.shared.credentials = FileCredentialStore(
     fileURL: dataDirectory.appendingPathComponent("credentials.json"))
 
+/// Read responses are kept here, so that the events list still shows when the server cannot be reached.
+do {
+    AppConfiguration.shared.httpCache = try HTTPCache(
+        folder: dataDirectory.appendingPathComponent("http-cache"), maximumBytes: 5 << 20)
+} catch {
+    Terminal.error("could not open the HTTP cache, reading from the network only: \(error.localizedDescription)")
+}
+
 /// Posts made while the server cannot be reached wait here, on disk, across runs.
 let outbox: OfflineQueue
 do {
