@@ -66,19 +66,10 @@ extension AnyConnectionRequest {
     func answerFromCache(
         _ cached: HTTPCachedResponse, source: ResponseSource, request: URLRequest, run: RunNumber
     ) -> Bool {
-        let redacted = Redaction.redactedURL(request.url, secretQueryItems: secretQueryItems)
-        let action = storage.withLock { state in
-            let action = state.lifecycle.handle(.beginTransfer(run))
-            if case .startTransfer = action {
-                state.sentRequest = request
-                state.sentMethod = request.httpMethod ?? "GET"
-                state.redactedURL = redacted
-                state.response = nil
-                state.resetTransferCounters()
-            }
-            return action
+        let ownCookieHeader = request.value(forHTTPHeaderField: "Cookie")
+        guard let number = claimTransfer(run: run, sending: request, ownCookieHeader: ownCookieHeader) else {
+            return false
         }
-        guard case .startTransfer(let number) = action else { return false }
         var fields = cached.headerFields
         // RFC 9111 §5.1: a response from a cache says its age.
         fields["age"] = String(Int(min(max(cached.age, 0), Double(Int32.max))))

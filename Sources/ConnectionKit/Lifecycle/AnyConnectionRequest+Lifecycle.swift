@@ -134,20 +134,7 @@ extension AnyConnectionRequest {
             finish(run: run, outcome: .failure(contextualize(error, as: { .fileSystem(underlying: $0) })))
             return
         }
-        let redacted = Redaction.redactedURL(request.url, secretQueryItems: secretQueryItems)
-        let action = storage.withLock { state in
-            let action = state.lifecycle.handle(.beginTransfer(run))
-            if case .startTransfer = action {
-                state.sentRequest = request
-                state.ownCookieHeader = ownCookieHeader
-                state.sentMethod = request.httpMethod ?? "GET"
-                state.redactedURL = redacted
-                state.response = nil
-                state.resetTransferCounters()
-            }
-            return action
-        }
-        guard case .startTransfer(let number) = action else { return }
+        guard let number = claimTransfer(run: run, sending: request, ownCookieHeader: ownCookieHeader) else { return }
         runClient.notify(.willSend(request), for: self)
         let receiver = TransferContext(request: self, transfer: number, fileTarget: fileTarget)
         let handle = prepared.start(receiver: receiver)
@@ -223,6 +210,26 @@ extension AnyConnectionRequest {
             result.kind = .transport(Redaction.scrubbed(urlError, secretQueryItems: secretQueryItems))
         }
         return result
+    }
+
+    /// Asks the machine for a transfer of `run` that sends `request` (from the network or, with nothing
+    /// sent, from the HTTP cache) and records what it sends; `nil` when the run is not between transfers.
+    func claimTransfer(run: RunNumber, sending request: URLRequest, ownCookieHeader: String?) -> TransferNumber? {
+        let redacted = Redaction.redactedURL(request.url, secretQueryItems: secretQueryItems)
+        let action = storage.withLock { state in
+            let action = state.lifecycle.handle(.beginTransfer(run))
+            if case .startTransfer = action {
+                state.sentRequest = request
+                state.ownCookieHeader = ownCookieHeader
+                state.sentMethod = request.httpMethod ?? "GET"
+                state.redactedURL = redacted
+                state.response = nil
+                state.resetTransferCounters()
+            }
+            return action
+        }
+        guard case .startTransfer(let number) = action else { return nil }
+        return number
     }
 }
 

@@ -174,53 +174,55 @@ final class TLSFixture: @unchecked Sendable {
 
             """
         }
+        try startNginx(
+            "nginx", connections: 512,
+            http: """
+                access_log off;
+                default_type text/plain;
+                \(server(ports.good, "server"))\(server(ports.rotated, "server2"))\(server(ports.expired, "expired"))\
+                \(server(ports.wrongHost, "wronghost"))\(server(ports.tls12Only, "server", protocols: "TLSv1.2"))
+                """, ports: reservations.map(\.port))
+        // nginx listens with SO_REUSEPORT beside the reservations, which held the ports until now.
+        reservations.forEach { $0.release() }
+        return ports
+    }
+
+    /// Writes `<name>.conf` and starts nginx with it: in the foreground, its pid, error log and temporary
+    /// folders inside the fixture's folder, around the `http` block's own `directives`.
+    private func startNginx(_ name: String, connections: Int, http directives: String, ports: [Int]) throws {
         let temporary = folder.path
         let configuration = """
             daemon off;
             master_process off;
-            pid \(temporary)/nginx.pid;
+            pid \(temporary)/\(name).pid;
             error_log \(temporary)/nginx-error.log warn;
-            events { worker_connections 512; }
+            events { worker_connections \(connections); }
             http {
-                access_log off;
-                default_type text/plain;
                 client_body_temp_path \(temporary)/body;
                 proxy_temp_path \(temporary)/proxy;
                 fastcgi_temp_path \(temporary)/fastcgi;
                 uwsgi_temp_path \(temporary)/uwsgi;
                 scgi_temp_path \(temporary)/scgi;
-            \(server(ports.good, "server"))\(server(ports.rotated, "server2"))\(server(ports.expired, "expired"))\
-            \(server(ports.wrongHost, "wronghost"))\(server(ports.tls12Only, "server", protocols: "TLSv1.2"))}
+            \(directives)
+            }
 
             """
-        try Data(configuration.utf8).write(to: file("nginx.conf"))
+        try Data(configuration.utf8).write(to: file("\(name).conf"))
         try startServer(
-            "/usr/sbin/nginx", ["-e", "\(temporary)/nginx-error.log", "-p", temporary, "-c", file("nginx.conf").path],
-            ports: reservations.map(\.port))
-        // nginx listens with SO_REUSEPORT beside the reservations, which held the ports until now.
-        reservations.forEach { $0.release() }
-        return ports
+            "/usr/sbin/nginx",
+            ["-e", "\(temporary)/nginx-error.log", "-p", temporary, "-c", file("\(name).conf").path],
+            ports: ports)
     }
 
     /// nginx asking for a client certificate signed by `ca.pem`, over HTTP/1.1 with keep-alive, so that
     /// a connection stays in the client's pool between requests; `/` answers `ok <client subject>`.
     func startMutualTLSNginx() throws -> Int {
         let reservation = try LoopbackPort(reusable: true)
-        let temporary = folder.path
-        let configuration = """
-            daemon off;
-            master_process off;
-            pid \(temporary)/nginx-mtls.pid;
-            error_log \(temporary)/nginx-error.log warn;
-            events { worker_connections 64; }
-            http {
+        try startNginx(
+            "nginx-mtls", connections: 64,
+            http: """
                 access_log off;
                 default_type text/plain;
-                client_body_temp_path \(temporary)/body;
-                proxy_temp_path \(temporary)/proxy;
-                fastcgi_temp_path \(temporary)/fastcgi;
-                uwsgi_temp_path \(temporary)/uwsgi;
-                scgi_temp_path \(temporary)/scgi;
                 server {
                     listen 127.0.0.1:\(reservation.port) ssl reuseport;
                     ssl_certificate \(file("server.pem").path);
@@ -229,14 +231,7 @@ final class TLSFixture: @unchecked Sendable {
                     ssl_verify_client on;
                     location / { return 200 "ok $ssl_client_s_dn"; }
                 }
-            }
-
-            """
-        try Data(configuration.utf8).write(to: file("nginx-mtls.conf"))
-        try startServer(
-            "/usr/sbin/nginx",
-            ["-e", "\(temporary)/nginx-error.log", "-p", temporary, "-c", file("nginx-mtls.conf").path],
-            ports: [reservation.port])
+                """, ports: [reservation.port])
         reservation.release()
         return reservation.port
     }
@@ -246,35 +241,18 @@ final class TLSFixture: @unchecked Sendable {
     /// request to `access.log` as `<method> <uri> <status> inm=<If-None-Match> ims=<If-Modified-Since>`.
     func startStaticFileNginx() throws -> Int {
         let reservation = try LoopbackPort(reusable: true)
-        let temporary = folder.path
         try FileManager.default.createDirectory(at: file("static"), withIntermediateDirectories: true)
-        let configuration = """
-            daemon off;
-            master_process off;
-            pid \(temporary)/nginx-static.pid;
-            error_log \(temporary)/nginx-error.log warn;
-            events { worker_connections 64; }
-            http {
+        try startNginx(
+            "nginx-static", connections: 64,
+            http: """
                 log_format conditional escape=none '$request_method $uri $status inm=$http_if_none_match ims=$http_if_modified_since';
-                access_log \(temporary)/access.log conditional;
+                access_log \(folder.path)/access.log conditional;
                 default_type application/octet-stream;
-                client_body_temp_path \(temporary)/body;
-                proxy_temp_path \(temporary)/proxy;
-                fastcgi_temp_path \(temporary)/fastcgi;
-                uwsgi_temp_path \(temporary)/uwsgi;
-                scgi_temp_path \(temporary)/scgi;
                 server {
                     listen 127.0.0.1:\(reservation.port) reuseport;
-                    root \(temporary)/static;
+                    root \(folder.path)/static;
                 }
-            }
-
-            """
-        try Data(configuration.utf8).write(to: file("nginx-static.conf"))
-        try startServer(
-            "/usr/sbin/nginx",
-            ["-e", "\(temporary)/nginx-error.log", "-p", temporary, "-c", file("nginx-static.conf").path],
-            ports: [reservation.port])
+                """, ports: [reservation.port])
         reservation.release()
         return reservation.port
     }
