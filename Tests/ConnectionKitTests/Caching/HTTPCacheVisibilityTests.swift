@@ -44,4 +44,29 @@ struct HTTPCacheVisibilityTests {
         let fromCache = entries.compactMap { $0["_fromCache"] as? String }
         #expect(fromCache.sorted() == ["cache", "revalidated"])
     }
+
+    /// A ``CachedFetch`` that prints its debug output.
+    final class Printed: CachedFetch, @unchecked Sendable {
+        override var isDebugOutputEnabled: Bool? { true }
+    }
+
+    @Test("debug output says an answer came from the cache, and says nothing of the kind for the network's")
+    func debugOutputNamesTheSource() async throws {
+        let server = try TestServer.started()
+        defer { server.stop() }
+        server.route("/printed") { _ in
+            HTTPCacheWireTests.response(Data("p".utf8), ["Cache-Control": "max-age=600"])
+        }
+        DebugCapture.install()
+        let client = ConnectionClient.ownForTests(label: "cache-printed", httpCache: .inMemory())
+        let first = Printed(server.url("/printed"), client: client)
+        _ = try await first.value()
+        let second = Printed(server.url("/printed"), client: client)
+        _ = try await second.value()
+        let network = DebugCapture.blocks(for: first.identifier).joined(separator: "\n")
+        let cached = DebugCapture.blocks(for: second.identifier).joined(separator: "\n")
+        #expect(second.responseSource == .cache)
+        #expect(cached.contains("source: HTTP cache (fresh, nothing sent)"), "\(cached)")
+        #expect(!network.isEmpty && !network.contains("source:"), "\(network)")
+    }
 }

@@ -2,7 +2,7 @@ import ConnectionKit
 import Foundation
 
 /// A request of a class whose client has an HTTP cache, with the method, headers and policy a test sets.
-final class CachedFetch: FetchData, @unchecked Sendable {
+class CachedFetch: FetchData, @unchecked Sendable {
     // Safe: only immutable stored properties.
     let ownClient: ConnectionClient
     let method: HTTPMethod
