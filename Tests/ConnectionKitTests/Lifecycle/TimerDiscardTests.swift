@@ -13,6 +13,9 @@ final class SlowToArmRequest: ConnectionRequest<Data>, @unchecked Sendable {
     // Safe: `reads` is behind its lock; the rest is immutable.
     let target: URL
     let ended = DispatchSemaphore(value: 0)
+    /// Signalled when the arming read is being held: the server answers only then, so that the answer
+    /// cannot end the run before the arming (libcurl can otherwise finish the whole transfer first).
+    let armingHeld = DispatchSemaphore(value: 0)
     /// The idle timeout: short, so that the test can wait out a timer that was dropped but still fires.
     static let idleTimeout: TimeInterval = 1
     private let reads = NSLock()
@@ -34,6 +37,7 @@ final class SlowToArmRequest: ConnectionRequest<Data>, @unchecked Sendable {
         if count == 2 {
             let began = transferBegan(self)
             reads.withLock { heldAfterTransferBegan = began }
+            armingHeld.signal()
             _ = ended.wait(timeout: .now() + 10)
         }
         return Self.idleTimeout
@@ -53,8 +57,13 @@ struct TimerDiscardTests {
     func runEndsBeforeIdleTimerIsArmed() throws {
         let server = try TestServer.started()
         defer { server.stop() }
-        server.route("GET", "/fast") { _ in .text("ok") }
         let request = SlowToArmRequest(target: server.url("/fast"))
+        server.route("GET", "/fast") { _ in
+            // On the server's connection thread: answers once the arming is held (or after 10 s, when the
+            // last expectation then says the race was not produced).
+            _ = request.armingHeld.wait(timeout: .now() + 10)
+            return .text("ok")
+        }
         // Watches for a second ending past the idle timer that was dropped.
         let endings = EndingRecorder(settle: SlowToArmRequest.idleTimeout + 0.3)
         endings.track(
