@@ -62,6 +62,11 @@ public final class QueuedOperationRequest: ConnectionRequest<Data>, @unchecked S
         return fields
     }
 
+    /// The class's client: a delivery is its owner's request (its registry, history and statistics), as the
+    /// class's own requests are.
+    public override var client: ConnectionClient { template.client }
+    /// The class's transport.
+    public override var transport: ConnectionTransport { template.transport }
     /// The class's ``AnyConnectionRequest/authorization``, read at send time.
     public override var authorization: Authorization? { template.authorization }
     /// The class's timeout.

@@ -7,7 +7,7 @@ import Testing
     import FoundationNetworking
 #endif
 
-@Suite("OfflineQueue delivery", .exclusive, .timeLimit(.minutes(10)))
+@Suite("OfflineQueue delivery", .exclusive, .timeLimit(.minutes(20)))
 struct OfflineDeliveryTests {
     @Test("requests started offline are queued, onOffline runs, and they arrive in order once the server is up")
     func offlineThenOnlineInOrder() throws {
@@ -145,5 +145,41 @@ struct OfflineDeliveryTests {
         delivered.wait(for: 1, timeout: 20)
         #expect(Date().timeIntervalSince(start) < 20)
         #expect(queue.isReachable == true)
+    }
+
+    /// A ``PostNote`` whose class has a client of its own.
+    final class OwnedNote: ConnectionRequest<Data>, @unchecked Sendable {
+        static let ownClient = ConnectionClient.ownForTests(label: "offline-owned-note")
+        // Safe: immutable stored properties only.
+        let base: URL
+        init(base: URL) {
+            self.base = base
+            super.init()
+        }
+        convenience override init() { self.init(base: URL(fileURLWithPath: "/")) }
+        override var url: URL? { base.appendingPathComponent("owned-notes") }
+        override var httpMethod: HTTPMethod { .post }
+        override var bodyData: Data? { Data("owned".utf8) }
+        override var client: ConnectionClient { Self.ownClient }
+    }
+
+    @Test("a queued write is delivered by its class's client: in that client's history, not the shared one's")
+    func deliveryBelongsToTheClassClient() throws {
+        let server = try TestServer.started()
+        defer { server.stop() }
+        server.route("POST", "/owned-notes") { _ in .text("ok") }
+        let directory = OfflineFixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let queue = try OfflineQueue(directory: directory, configuration: OfflineFixtures.configuration())
+        defer { queue.close() }
+        let delivered = Collector<QueuedOperation>()
+        queue.deliveredHandler = { operation, _ in delivered.append(operation) }
+        queue.register(OwnedNote.self) { OwnedNote() }
+        try queue.enqueue(OwnedNote(base: server.baseURL))
+        #expect(delivered.wait(for: 1))
+        let path = server.url("/owned-notes").absoluteString
+        let owned = OwnedNote.ownClient.registry.history().filter { $0.redactedURL == path }
+        #expect(owned.count == 1, "the class's client recorded the delivery")
+        #expect(!ConnectionRegistry.shared.history().contains { $0.redactedURL == path }, "not the shared client")
     }
 }

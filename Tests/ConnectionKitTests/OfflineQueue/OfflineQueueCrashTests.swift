@@ -26,6 +26,10 @@ final class DrainWrite: ConnectionRequest<Data>, @unchecked Sendable {
     override var url: URL? { base.appendingPathComponent("writes") }
     override var requestHeaderFields: [String: String] { ["Cookie": "session=crash-cookie"] }
     override var authorization: Authorization? { .bearer("crash-secret-token") }
+    /// Thousands of deliveries: on a client of their own, so that they do not push other tests' runs out of
+    /// the shared client's history (1,000 runs).
+    override var client: ConnectionClient { Self.ownClient }
+    static let ownClient = ConnectionClient.ownForTests(label: "offline-crash-drain")
 }
 
 @Suite("OfflineQueue crash safety", .exclusive, .timeLimit(.minutes(20)))
