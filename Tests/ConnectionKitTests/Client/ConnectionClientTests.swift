@@ -35,6 +35,9 @@ struct ConnectionClientTests {
         #expect(ConnectionRegistry.shared.requests(of: FetchOnClient.self).isEmpty)
         #expect(overURLSession.activity.liveRequestCount == 6)
         #expect(overLibcurl.activity.liveRequestCount == 4)
+        // Every request reached the server, so both of the libcurl client's loops (the in-memory lane's and
+        // the saved-to-file lane's) are running: one starts with the first transfer it is handed.
+        #expect(await server.waitForHits("/held", count: 10))
         let loops = ProcessThreads.listed(overLibcurl.ownedThreadIDs)
         #expect(loops.count == 2 && loops.allSatisfy { $0.name.hasPrefix(overLibcurl.threadNamePrefix) }, "\(loops)")
         gate.open()
