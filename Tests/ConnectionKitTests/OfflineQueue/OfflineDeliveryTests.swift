@@ -147,21 +147,8 @@ struct OfflineDeliveryTests {
         #expect(queue.isReachable == true)
     }
 
-    /// A ``PostNote`` whose class has a client of its own.
-    final class OwnedNote: ConnectionRequest<Data>, @unchecked Sendable {
-        static let ownClient = ConnectionClient.ownForTests(label: "offline-owned-note")
-        // Safe: immutable stored properties only.
-        let base: URL
-        init(base: URL) {
-            self.base = base
-            super.init()
-        }
-        convenience override init() { self.init(base: URL(fileURLWithPath: "/")) }
-        override var url: URL? { base.appendingPathComponent("owned-notes") }
-        override var httpMethod: HTTPMethod { .post }
-        override var bodyData: Data? { Data("owned".utf8) }
-        override var client: ConnectionClient { Self.ownClient }
-    }
+    /// The client of the notes that have one of their own.
+    static let ownClient = ConnectionClient.ownForTests(label: "offline-owned-note")
 
     @Test("a queued write is delivered by its class's client: in that client's history, not the shared one's")
     func deliveryBelongsToTheClassClient() throws {
@@ -174,11 +161,13 @@ struct OfflineDeliveryTests {
         defer { queue.close() }
         let delivered = Collector<QueuedOperation>()
         queue.deliveredHandler = { operation, _ in delivered.append(operation) }
-        queue.register(OwnedNote.self) { OwnedNote() }
-        try queue.enqueue(OwnedNote(base: server.baseURL))
+        queue.register(PostNote.self) {
+            PostNote(base: URL(fileURLWithPath: "/"), text: "", path: "owned-notes", client: Self.ownClient)
+        }
+        try queue.enqueue(PostNote(base: server.baseURL, text: "owned", path: "owned-notes", client: Self.ownClient))
         #expect(delivered.wait(for: 1))
         let path = server.url("/owned-notes").absoluteString
-        let owned = OwnedNote.ownClient.registry.history().filter { $0.redactedURL == path }
+        let owned = Self.ownClient.registry.history().filter { $0.redactedURL == path }
         #expect(owned.count == 1, "the class's client recorded the delivery")
         #expect(!ConnectionRegistry.shared.history().contains { $0.redactedURL == path }, "not the shared client")
     }

@@ -13,11 +13,14 @@ final class PostNote: ConnectionRequest<Data>, @unchecked Sendable {
     let base: URL
     let text: String
     let endpoint: String
+    /// The class's client; `nil` for the shared one.
+    let ownClient: ConnectionClient?
 
-    init(base: URL, text: String, path: String = "notes") {
+    init(base: URL, text: String, path: String = "notes", client: ConnectionClient? = nil) {
         self.base = base
         self.text = text
         self.endpoint = path
+        self.ownClient = client
         super.init()
     }
 
@@ -32,6 +35,7 @@ final class PostNote: ConnectionRequest<Data>, @unchecked Sendable {
     override var requestHeaderFields: [String: String] { ["Content-Type": "text/plain"] }
     override var authorization: Authorization? { .bearer("note-token") }
     override var timeoutInterval: TimeInterval { 5 }
+    override var client: ConnectionClient { ownClient ?? super.client }
 }
 
 /// Collects values from any thread and lets a test wait until there are enough.
