@@ -39,17 +39,23 @@
             }
         }
 
+        /// Adds `count` operations to `queue` from a thread of its own (the role of URLSession's work thread),
+        /// counting each addition and each run in `tally`.
+        static func produce(_ count: Int, into queue: BoundedDelegateQueue, counting tally: Tally) {
+            Thread.detachNewThread {
+                for _ in 0..<count {
+                    queue.addOperation { tally.add(ran: 1) }
+                    tally.add(added: 1)
+                }
+            }
+        }
+
         @Test("a producer waits while the queue holds its limit, and goes on once it drained to resumeAt")
         func producerWaitsWhileFull() {
             let queue = BoundedDelegateQueue(limit: 4, resumeAt: 2, longestWait: 60)
             queue.isSuspended = true
             let tally = Tally()
-            Thread.detachNewThread {
-                for _ in 0..<10 {
-                    queue.addOperation { tally.add(ran: 1) }
-                    tally.add(added: 1)
-                }
-            }
+            Self.produce(10, into: queue, counting: tally)
             #expect(tally.wait(timeout: 30) { $0.added == 4 })
             // Nothing runs while suspended, so the producer must still be held at the limit after a settle window.
             #expect(!tally.wait(timeout: 0.5) { $0.added > 4 }, "the producer went past the limit: \(tally.values)")
@@ -73,12 +79,7 @@
             let queue = BoundedDelegateQueue(limit: 1, resumeAt: 0, longestWait: 0.05)
             queue.isSuspended = true
             let tally = Tally()
-            Thread.detachNewThread {
-                for _ in 0..<3 {
-                    queue.addOperation { tally.add(ran: 1) }
-                    tally.add(added: 1)
-                }
-            }
+            Self.produce(3, into: queue, counting: tally)
             #expect(tally.wait(timeout: 30) { $0.added == 3 }, "\(tally.values)")
             queue.isSuspended = false
             #expect(tally.wait(timeout: 30) { $0.ran == 3 }, "\(tally.values)")
