@@ -81,6 +81,13 @@ func requestRows(options: Options) async throws {
         let stale = server.url("/stale")
         var rows: [(String, [Double])] = [("network", []), ("miss", []), ("hit", []), ("revalidated", [])]
         for round in 0..<options.rounds {
+            if options.only == "hits" {
+                rows[2].1.append(
+                    try await requestCost(count: count, expect: .cache) { _ in
+                        CachedGet(fresh, client: client, policy: .useCache)
+                    })
+                continue
+            }
             rows[0].1.append(
                 try await requestCost(count: count, expect: .network) { _ in
                     CachedGet(fresh, client: client, policy: .networkOnly)
@@ -98,7 +105,7 @@ func requestRows(options: Options) async throws {
                     CachedGet(stale, client: client, policy: .useCache)
                 })
         }
-        for (row, rounds) in rows { report("\(name) \(row)", rounds) }
+        for (row, rounds) in rows where !rounds.isEmpty { report("\(name) \(row)", rounds) }
         await client.shutdown()
     }
 }

@@ -155,6 +155,23 @@ extension AnyConnectionRequest {
         return (swapped, memory)
     }
 
+    /// When `answer` is a `304` to the conditions the cache added but the stored response it confirms is
+    /// gone (evicted, or removed by another request, since the lookup), there is nothing to answer with: the
+    /// request is sent again at once, without conditions (RFC 9111 §4.3.4), once per run, and this returns
+    /// `true`. A second such `304` in the run reaches validation as any `304` does.
+    func resendAfterLostEntry(_ answer: TransportResponse, run: RunNumber) -> Bool {
+        guard answer.statusCode == 304, answer.source == .network else { return false }
+        let claimed = storage.withLock { state in
+            guard state.cacheAttempt?.revalidating == true, state.redirectCount == 0, !state.resentAfterLostEntry
+            else { return false }
+            state.resentAfterLostEntry = true
+            return true
+        }
+        guard claimed else { return false }
+        scheduleRetry(run: run, after: 0, error: ConnectionError(.unacceptableStatusCode(304, body: nil)))
+        return true
+    }
+
     /// An unsafe request's response removes the stored responses it made out of date (RFC 9111 §4.4),
     /// whatever the class's policy.
     private func invalidateCache(after response: TransportResponse) {

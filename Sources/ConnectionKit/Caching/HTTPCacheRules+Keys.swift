@@ -9,6 +9,10 @@ extension HTTPCacheRules {
 
     /// The URL as stored: without its fragment and without the request's secret query items.
     static func storedURL(_ request: HTTPCacheRequest) -> String {
+        // Most requests have neither: a hit then parses no components.
+        if request.url.fragment == nil && (request.secretQueryItemNames.isEmpty || request.url.query == nil) {
+            return request.url.absoluteString
+        }
         guard var components = URLComponents(url: request.url, resolvingAgainstBaseURL: true) else {
             return request.url.absoluteString
         }
@@ -27,7 +31,9 @@ extension HTTPCacheRules {
         for name in request.secretHeaderNames.sorted() {
             if let value = request.headerFields[name] { material += "h\u{0}\(name)\u{0}\(value)\u{0}" }
         }
-        let items = URLComponents(url: request.url, resolvingAgainstBaseURL: true)?.queryItems ?? []
+        let items =
+            request.secretQueryItemNames.isEmpty
+            ? [] : URLComponents(url: request.url, resolvingAgainstBaseURL: true)?.queryItems ?? []
         for item in items where request.secretQueryItemNames.contains(item.name) {
             material += "q\u{0}\(item.name)\u{0}\(item.value ?? "")\u{0}"
         }
@@ -41,8 +47,12 @@ extension HTTPCacheRules {
 
     /// The key of one stored response: ``urlKey(_:)``, a dash, and 16 hex digits of the partition.
     static func key(storedURL: String, partition: String) -> String {
-        "\(urlKey(storedURL))-\(String(digest("p\(partition)").prefix(16)))"
+        let partitionKey = partition.isEmpty ? noPartitionKey : String(digest("p\(partition)").prefix(16))
+        return "\(urlKey(storedURL))-\(partitionKey)"
     }
+
+    /// The partition part of the key of a request without credentials (most of them), computed once.
+    private static let noPartitionKey = String(digest("p").prefix(16))
 
     // MARK: - Invalidation (RFC 9111 §4.4)
 

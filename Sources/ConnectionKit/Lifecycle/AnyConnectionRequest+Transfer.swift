@@ -165,6 +165,18 @@ extension AnyConnectionRequest {
         // The cache's part: an unsafe method invalidates; a `304` to its conditions answers from it.
         let (answer, answerSink) = applyingCache(to: response, sink: sink, transfer: transfer)
         let run = transfer.run
+        if resendAfterLostEntry(answer, run: run) {
+            answerSink?.discard()
+            return
+        }
+        validateAndParse(answer, sink: answerSink, run: run, attempt: claimed.attempt)
+    }
+
+    /// The attempt's final answer (after the cache's part): its body finished, validated, parsed, stored in
+    /// the cache when allowed, and the run ended; or the next step of a failure (retry, refresh, fallback).
+    private func validateAndParse(
+        _ answer: TransportResponse, sink answerSink: (any BodySink)?, run: RunNumber, attempt: Int
+    ) {
         let body: CompletedBody
         do {
             body = try answerSink?.finish() ?? .memory(Data())
@@ -178,7 +190,7 @@ extension AnyConnectionRequest {
             try validate(head, data: body.inMemoryData)
         } catch {
             body.discard()
-            retryOrFail(run: run, attempt: claimed.attempt, error: contextualize(error), response: head)
+            retryOrFail(run: run, attempt: attempt, error: contextualize(error), response: head)
             return
         }
         let output: any Sendable
@@ -187,7 +199,7 @@ extension AnyConnectionRequest {
         } catch {
             body.discard()
             retryOrFail(
-                run: run, attempt: claimed.attempt, error: contextualize(error, as: { .parsing(underlying: $0) }),
+                run: run, attempt: attempt, error: contextualize(error, as: { .parsing(underlying: $0) }),
                 response: head)
             return
         }

@@ -16,6 +16,12 @@ extension AnyConnectionRequest {
             finish(run: run, outcome: .failure(error))
             return
         }
+        scheduleRetry(run: run, after: delay, error: error)
+    }
+
+    /// Starts the run's next attempt `delay` seconds from now, or ends the run with `error` when it ended
+    /// meanwhile or the wait would pass its deadline.
+    func scheduleRetry(run: RunNumber, after delay: TimeInterval, error: ConnectionError) {
         let wait = RetryPolicy.sanitizedWait(delay)
         // The handler gets the timer rather than capturing it, so that the two form no cycle.
         let timer = runClient.makeTimer { [weak self] timer in

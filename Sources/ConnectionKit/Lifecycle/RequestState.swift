@@ -51,6 +51,8 @@ struct RequestState {
     var assembledBody: AssembledBody?
     /// What the class's HTTP cache knows of the current attempt; `nil` without a cache.
     var cacheAttempt: CacheAttempt?
+    /// The run already sent a request again because a `304` confirmed a stored response that was gone.
+    var resentAfterLostEntry = false
 
     struct DirectionCounters {
         var completed: Int64 = 0
@@ -68,6 +70,7 @@ struct RequestState {
         attemptMetrics = []
         dateStarted = Date()
         dateFinished = nil
+        resentAfterLostEntry = false
         resetTransferCounters()
     }
 

@@ -26,8 +26,11 @@ public final class NetworkActivity: Sendable {
     private struct State {
         var liveCount = 0
         var isActive = false
-        /// Bumped on every change, so that a pending hide is dropped when a request starts.
-        var generation: UInt64 = 0
+        /// When the live count last fell to zero (uptime nanoseconds): the hide is due ``hideDelay`` later.
+        var idleSince: UInt64 = 0
+        /// A hide check is scheduled. One at a time: a run of back-to-back requests arms one timer per
+        /// ``hideDelay``, not one per request (each costs the dispatch manager a wake-up).
+        var hideScheduled = false
         var observers: [UUID: Observer] = [:]
     }
 
@@ -73,31 +76,47 @@ public final class NetworkActivity: Sendable {
 
     /// A request started (`+1`) or ended (`-1`).
     func requestCountChanged(by delta: Int) {
-        let action: (notify: [Observer], hideAfter: UInt64?) = state.withLock { state in
+        let action: (notify: [Observer], hideAt: UInt64?) = state.withLock { state in
             state.liveCount += delta
-            state.generation &+= 1
             if state.liveCount > 0 {
                 guard !state.isActive else { return ([], nil) }
                 state.isActive = true
                 return (Array(state.observers.values), nil)
             }
-            return ([], state.isActive ? state.generation : nil)
+            guard state.isActive else { return ([], nil) }
+            state.idleSince = DispatchTime.now().uptimeNanoseconds
+            guard !state.hideScheduled else { return ([], nil) }
+            state.hideScheduled = true
+            return ([], state.idleSince + nanoseconds(delay))
         }
         action.notify.forEach { observer in observer.queue.async { observer.handler(true) } }
-        if let generation = action.hideAfter {
-            queue.asyncAfter(deadline: .now() + delay) { [weak self] in
-                self?.hideIfIdle(generation: generation)
-            }
-        }
+        if let due = action.hideAt { scheduleHide(at: due) }
     }
 
-    private func hideIfIdle(generation: UInt64) {
-        let observers: [Observer] = state.withLock { state in
-            guard state.generation == generation, state.liveCount == 0, state.isActive else { return [] }
+    private func nanoseconds(_ interval: TimeInterval) -> UInt64 {
+        UInt64(max(0, interval) * 1_000_000_000)
+    }
+
+    private func scheduleHide(at due: UInt64) {
+        queue.asyncAfter(deadline: DispatchTime(uptimeNanoseconds: due)) { [weak self] in self?.hideIfIdle() }
+    }
+
+    /// Turns the signal off when no request has been live for ``hideDelay``; when a request came and went
+    /// since the check was scheduled, checks again ``hideDelay`` after that one ended.
+    private func hideIfIdle() {
+        let action: (notify: [Observer], recheckAt: UInt64?) = state.withLock { state in
+            state.hideScheduled = false
+            guard state.liveCount <= 0, state.isActive else { return ([], nil) }
+            let due = state.idleSince + nanoseconds(delay)
+            if DispatchTime.now().uptimeNanoseconds < due {
+                state.hideScheduled = true
+                return ([], due)
+            }
             state.isActive = false
-            return Array(state.observers.values)
+            return (Array(state.observers.values), nil)
         }
-        observers.forEach { observer in observer.queue.async { observer.handler(false) } }
+        action.notify.forEach { observer in observer.queue.async { observer.handler(false) } }
+        if let due = action.recheckAt { scheduleHide(at: due) }
     }
 }
 

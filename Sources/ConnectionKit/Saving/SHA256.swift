@@ -124,9 +124,17 @@ struct SHA256 {
 
     /// Lowercase hexadecimal, as `sha256sum` prints it.
     static func hex(_ digest: [UInt8]) -> String {
-        let digits = Array("0123456789abcdef")
-        return String(digest.flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 0x0f)]] })
+        // Written as UTF-8 bytes straight into the string's storage: a cache lookup computes a key with it.
+        String(unsafeUninitializedCapacity: digest.count * 2) { buffer in
+            for (index, byte) in digest.enumerated() {
+                buffer[2 * index] = hexDigits[Int(byte >> 4)]
+                buffer[2 * index + 1] = hexDigits[Int(byte & 0x0f)]
+            }
+            return digest.count * 2
+        }
     }
+
+    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
 
     /// The bytes of a hexadecimal digest (any case, surrounding spaces ignored), or `nil` when it is
     /// not 64 hexadecimal digits.

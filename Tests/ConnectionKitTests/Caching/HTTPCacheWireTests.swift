@@ -75,6 +75,35 @@ struct HTTPCacheWireTests {
         #expect(second.responseSource == .revalidated)
     }
 
+    @Test(
+        "a 304 that confirms an entry evicted since the lookup: the GET is sent again once without conditions, and its 200 answers"
+    )
+    func notModifiedForALostEntryIsSentAgain() async throws {
+        let server = try TestServer.started()
+        defer { server.stop() }
+        // A cache of its own: emptying it must touch no other test's entries.
+        let cache = HTTPCache.inMemory()
+        let client = ConnectionClient.ownForTests(label: "cache-lost-entry", httpCache: cache)
+        let body = Self.randomBody()
+        server.route("/lost") { request in
+            if request.header("If-None-Match") == "\"v1\"" {
+                // The stored response goes between the lookup and the answer, as an eviction would take it.
+                cache.removeAll()
+                return TestResponse(status: 304, headers: [TestHeader("ETag", "\"v1\"")])
+            }
+            return Self.response(body, ["Cache-Control": "max-age=0", "ETag": "\"v1\""])
+        }
+        #expect(try await CachedFetch(server.url("/lost"), client: client).value() == body)
+        let second = CachedFetch(server.url("/lost"), client: client)
+        #expect(try await second.value() == body)
+        #expect(second.urlResponse?.statusCode == 200)
+        #expect(second.responseSource == .network)
+        #expect(await server.waitForHits("/lost", count: 4, timeout: Self.settle) == false, "sent again once only")
+        #expect(server.receivedRequests("/lost").map { $0.header("If-None-Match") } == [nil, "\"v1\"", nil])
+        #expect(cache.totalBytes > 0, "the answer to the resend is stored")
+        await client.shutdown()
+    }
+
     @Test("Cache-Control: no-cache on the response forces revalidation however fresh (If-None-Match on every request)")
     func noCacheForcesRevalidation() async throws {
         let server = try TestServer.started()

@@ -80,6 +80,30 @@ private final class ActivityRecorder: @unchecked Sendable {
         #expect(recorder.lastTime.map { $0.timeIntervalSince(ended) >= 0.19 } == true)
     }
 
+    /// One hide check is armed per idle spell, not per request: when a request comes and goes while it is
+    /// pending, the signal stays on until `hideDelay` after that later request ended.
+    @Test func theHideCountsFromTheLastRequestNotTheFirst() {
+        let activity = NetworkActivity(hideDelay: 0.3)
+        let recorder = ActivityRecorder()
+        let observation = activity.observe(on: DispatchQueue(label: "activity-test")) { recorder.record($0) }
+        defer { observation.cancel() }
+        guard recorder.waitFor(1) else { return }
+        activity.requestCountChanged(by: 1)
+        activity.requestCountChanged(by: -1)
+        guard recorder.waitFor(1) else { return }
+        // The gap is the behaviour under test (a second request half-way through the first one's delay),
+        // not a wait for another thread.
+        Thread.sleep(forTimeInterval: 0.15)
+        activity.requestCountChanged(by: 1)
+        activity.requestCountChanged(by: -1)
+        let lastEnded = Date()
+        guard recorder.waitFor(1) else { return }
+        #expect(recorder.all == [false, true, false])
+        #expect(
+            recorder.lastTime.map { $0.timeIntervalSince(lastEnded) >= 0.29 } == true,
+            "off \(recorder.lastTime.map { $0.timeIntervalSince(lastEnded) } ?? -1) s after the last request ended")
+    }
+
     /// Other tests raise the shared signal too, but they only ever add to its count: with this test's many
     /// requests live, a count below their number shows the registry did not feed the signal. (The exclusive
     /// tests that start this many requests never overlap this one.)
