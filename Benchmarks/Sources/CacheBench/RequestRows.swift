@@ -80,30 +80,31 @@ func requestRows(options: Options) async throws {
         let fresh = server.url("/fresh")
         let stale = server.url("/stale")
         var rows: [(String, [Double])] = [("network", []), ("miss", []), ("hit", []), ("revalidated", [])]
+        // `--only hits` / `--only network`: that row alone, to profile it.
+        let wanted = options.only == "hits" ? "hit" : options.only == "network" ? "network" : nil
         for round in 0..<options.rounds {
-            if options.only == "hits" {
-                rows[2].1.append(
-                    try await requestCost(count: count, expect: .cache) { _ in
+            for index in rows.indices where wanted == nil || rows[index].0 == wanted {
+                let cost: Double
+                switch rows[index].0 {
+                case "network":
+                    cost = try await requestCost(count: count, expect: .network) { _ in
+                        CachedGet(fresh, client: client, policy: .networkOnly)
+                    }
+                case "miss":
+                    cost = try await requestCost(count: count, expect: .network) { index in
+                        CachedGet(server.url("/fresh?round=\(round)&n=\(index)"), client: client, policy: .useCache)
+                    }
+                case "hit":
+                    cost = try await requestCost(count: count, expect: .cache) { _ in
                         CachedGet(fresh, client: client, policy: .useCache)
-                    })
-                continue
+                    }
+                default:
+                    cost = try await requestCost(count: count, expect: .revalidated) { _ in
+                        CachedGet(stale, client: client, policy: .useCache)
+                    }
+                }
+                rows[index].1.append(cost)
             }
-            rows[0].1.append(
-                try await requestCost(count: count, expect: .network) { _ in
-                    CachedGet(fresh, client: client, policy: .networkOnly)
-                })
-            rows[1].1.append(
-                try await requestCost(count: count, expect: .network) { index in
-                    CachedGet(server.url("/fresh?round=\(round)&n=\(index)"), client: client, policy: .useCache)
-                })
-            rows[2].1.append(
-                try await requestCost(count: count, expect: .cache) { _ in
-                    CachedGet(fresh, client: client, policy: .useCache)
-                })
-            rows[3].1.append(
-                try await requestCost(count: count, expect: .revalidated) { _ in
-                    CachedGet(stale, client: client, policy: .useCache)
-                })
         }
         for (row, rounds) in rows where !rounds.isEmpty { report("\(name) \(row)", rounds) }
         await client.shutdown()

@@ -1,7 +1,7 @@
 // CacheBench: what an HTTPCache hit costs on this machine, next to the loopback request it replaces.
 //
 //     swift run -c release --package-path Benchmarks CacheBench [--lookups N] [--rounds N] [--body BYTES]
-//                                                              [--only memory|disk|loopback|requests|hits]
+//                                                              [--only memory|disk|loopback|requests|hits|network]
 //
 // Rows: `hit, memory` and `hit, disk` are `HTTPCache.lookup` of a fresh stored GET (a 4 KiB body by default),
 // in microseconds per lookup over N lookups (default 20000); the disk store reads, checksums and decodes the
@@ -11,7 +11,7 @@
 // cache, per transport (URLSession, and libcurl where it loads), N/100 sequential requests each, µs per
 // request: `network` a class on networkOnly (the request a hit replaces), `miss` a GET of a new URL each
 // time (looked up, sent, stored), `hit` a fresh stored GET (nothing sent), `revalidated` a stale one answered
-// by a 304 (sent with If-None-Match, the stored body delivered); `--only hits` runs the `hit` rows alone (to
+// by a 304 (sent with If-None-Match, the stored body delivered); `--only hits` (or `network`) runs those rows alone (to
 // profile them). CACHEBENCH_NO_HISTORY=1 turns the clients'
 // history and statistics off (what recording an ending costs). Each row prints the median of --rounds
 // rounds (default 5), then every round.
@@ -91,7 +91,7 @@ if options.only == nil || options.only == "disk" {
     let cache = try HTTPCache(folder: folder)
     report("hit, disk", (0..<options.rounds).map { _ in hitCost(cache, options: options) })
 }
-if options.only == nil || options.only == "requests" || options.only == "hits" {
+if options.only == nil || options.only == "requests" || options.only == "hits" || options.only == "network" {
     try await requestRows(options: options)
 }
 if options.only == nil || options.only == "loopback" {
