@@ -106,6 +106,13 @@ extension AnyConnectionRequest {
         }
     }
 
+    /// Whether the run's cache attempt may still answer after a failure: looked up for this run, under a
+    /// policy that answers, and not used for that yet. Whether something stored may answer is known only
+    /// once ``answerFromCacheAfterFailure(run:error:response:)`` looks.
+    var mayAnswerFromCacheAfterFailure: Bool {
+        storage.withLock { state in state.cacheAttempt.map { $0.answers && !$0.fellBack } ?? false }
+    }
+
     /// When the network failed (a transport error, a timeout, or a `500`, `502`, `503`, `504`) and the run
     /// is about to end: answers from the stored response the policy allows (`stale-if-error`, or anything
     /// under ``HTTPCachePolicy/offlineFirst``) and returns `true`; `false` to fail as before.

@@ -16,12 +16,15 @@ extension AnyConnectionRequest {
             finish(run: run, outcome: .failure(error))
             return
         }
-        scheduleRetry(run: run, after: delay, error: error)
+        scheduleRetry(run: run, after: delay, error: error, response: response)
     }
 
     /// Starts the run's next attempt `delay` seconds from now, or ends the run with `error` when it ended
-    /// meanwhile or the wait would pass its deadline.
-    func scheduleRetry(run: RunNumber, after delay: TimeInterval, error: ConnectionError) {
+    /// meanwhile or the wait would pass its deadline (answered from the cache instead when its policy
+    /// allows, as when the retry policy gives up).
+    func scheduleRetry(
+        run: RunNumber, after delay: TimeInterval, error: ConnectionError, response: ConnectionResponse? = nil
+    ) {
         let wait = RetryPolicy.sanitizedWait(delay)
         // The handler gets the timer rather than capturing it, so that the two form no cycle.
         let timer = runClient.makeTimer { [weak self] timer in
@@ -33,6 +36,7 @@ extension AnyConnectionRequest {
         guard case .scheduleRetry(let next) = action else {
             // The run ended meanwhile, or the wait would pass the deadline.
             timer.cancel()
+            if answerFromCacheAfterFailure(run: run, error: error, response: response) { return }
             finish(run: run, outcome: .failure(error))
             return
         }
@@ -88,11 +92,12 @@ extension AnyConnectionRequest {
         timer.schedule(deadline: .now() + timeout)
     }
 
-    /// Ends the run with `.timedOut` when the retry policy's deadline passes.
+    /// Ends the run with `.timedOut` when the retry policy's deadline passes, or answers it from the
+    /// cache then (``deadlinePassed(run:)``).
     func armDeadline(run: RunNumber, after seconds: TimeInterval) {
         let timer = runClient.makeTimer { [weak self] timer in
             timer.cancel()
-            self?.finish(run: run, outcome: .failure(ConnectionError(.timedOut)))
+            self?.deadlinePassed(run: run)
         }
         let deadline = DispatchTime.now() + RetryPolicy.sanitizedWait(seconds)
         let action = storage.withLock { $0.lifecycle.handle(.deadlineArmed(run, at: deadline, timer: timer)) }
@@ -101,5 +106,41 @@ extension AnyConnectionRequest {
             return
         }
         timer.schedule(deadline: deadline)
+    }
+
+    /// The retry policy's deadline passed. A run whose cache policy answers after a failure (offline first,
+    /// `stale-if-error`) stops its transfer or backoff and answers from the cache, as when the retry policy
+    /// gives up; any other run, or one with nothing stored that may answer, ends `.timedOut`.
+    func deadlinePassed(run: RunNumber) {
+        let error = contextualize(ConnectionError(.timedOut))
+        if mayAnswerFromCacheAfterFailure, interruptForCache(run: run),
+            answerFromCacheAfterFailure(run: run, error: error, response: nil)
+        {
+            return
+        }
+        finish(run: run, outcome: .failure(error))
+    }
+
+    /// Stops the transfer in flight or the backoff of `run`, so that the cache can answer it; `false` when
+    /// the run is not in a state the cache can take over (ended, waiting for a refresh).
+    private func interruptForCache(run: RunNumber) -> Bool {
+        let action = storage.withLock { state in
+            let action = state.lifecycle.handle(.interruptedForCache(run))
+            if case .transferEnded = action { state.noteAttemptEnded(at: Date()) }
+            return action
+        }
+        switch action {
+        case .transferEnded(_, let transfer, let idleTimer):
+            idleTimer?.cancel()
+            transfer?.abandon()
+            return true
+        case .cancelTimer(let timer):
+            timer.cancel()
+            return true
+        case .proceed:
+            return true
+        default:
+            return false
+        }
     }
 }

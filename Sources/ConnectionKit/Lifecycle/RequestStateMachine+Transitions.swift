@@ -135,6 +135,26 @@ extension RequestStateMachine {
         return .beginAttempt(number, attempt: resumed.attempt)
     }
 
+    /// Stops what the run waits for, so that an answer from the cache can take its place: the transfer
+    /// in flight ends (``Action/transferEnded(attempt:transfer:idleTimer:)``), the backoff timer is
+    /// cancelled (``Action/cancelTimer(_:)``); a run already between transfers proceeds. A run waiting for
+    /// an authorization refresh, or before its first attempt, is left alone (``Action/ignore``).
+    mutating func interruptForCache(_ number: RunNumber) -> Action {
+        switch state {
+        case .transferring(let run, let transferring) where run.number == number:
+            state = .preparing(run)
+            return .transferEnded(
+                attempt: run.attempt, transfer: transferring.transfer, idleTimer: transferring.idleTimer)
+        case .waitingForRetry(let run, let backoff) where run.number == number:
+            state = .preparing(run)
+            return .cancelTimer(backoff)
+        case .preparing(let run) where run.number == number && run.attempt > 0:
+            return .proceed
+        default:
+            return .ignore
+        }
+    }
+
     // MARK: - Ending
 
     mutating func end(_ number: RunNumber, _ outcome: RunOutcome, commits: Bool) -> Action {

@@ -115,6 +115,9 @@ extension RequestStateMachine {
         case refreshStarted(RunNumber)
         /// The refresh succeeded (a failed one ends the run with ``end(_:_:commits:)``).
         case refreshEnded(RunNumber)
+        /// The run's deadline passed and the request answers from its cache instead: the transfer in flight
+        /// or the backoff stops, and the run is between transfers again (only after its first attempt began).
+        case interruptedForCache(RunNumber)
         /// The run ends with `outcome`; `commits` when a commit must run before it is visible.
         case end(RunNumber, RunOutcome, commits: Bool)
         /// The commit ran; `failure` replaces the outcome when it failed.
@@ -172,6 +175,7 @@ extension RequestStateMachine {
         case .backoffFired(let run): return resumeAttempts(run, from: .retry)
         case .refreshStarted(let run): return startRefresh(run)
         case .refreshEnded(let run): return resumeAttempts(run, from: .refresh)
+        case .interruptedForCache(let run): return interruptForCache(run)
         case .end(let run, let outcome, let commits): return end(run, outcome, commits: commits)
         case .commitEnded(let run, let failure): return commitEnded(run, failure: failure)
         case .delivered(let run):

@@ -83,7 +83,7 @@ enum EventSample: CaseIterable, Hashable, CustomStringConvertible {
     case start, cancel, firstAttempt, deadlineArmed, beginTransfer, transferCreated, idleTimerArmed, response, data,
         sent
     case idleTimerFired, completed, retryScheduled, backoffFired, refreshStarted, refreshEnded, end, endWithCommit
-    case commitEnded, delivered
+    case commitEnded, delivered, interruptedForCache
 
     /// The events that carry a run or transfer number.
     static let numbered = allCases.filter { $0 != .start && $0 != .cancel }
@@ -110,6 +110,7 @@ enum EventSample: CaseIterable, Hashable, CustomStringConvertible {
         case .endWithCommit: return "endWithCommit"
         case .commitEnded: return "commitEnded"
         case .delivered: return "delivered"
+        case .interruptedForCache: return "interruptedForCache"
         }
     }
 
@@ -138,6 +139,7 @@ enum EventSample: CaseIterable, Hashable, CustomStringConvertible {
         case .endWithCommit: return .end(run, .success(Data0()), commits: true)
         case .commitEnded: return .commitEnded(run, failure: nil)
         case .delivered: return .delivered(run)
+        case .interruptedForCache: return .interruptedForCache(run)
         }
     }
 }

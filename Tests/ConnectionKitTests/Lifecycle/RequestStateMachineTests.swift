@@ -226,6 +226,11 @@ struct RequestStateMachineTests {
         table[.transferring, default: [:]][.completed] = (.preparing, .transferEnded)
         table[.waitingForRetry, default: [:]][.backoffFired] = (.preparing, .beginAttempt)
         table[.waitingForRefresh, default: [:]][.refreshEnded] = (.preparing, .beginAttempt)
+        // The cache answers in place of the network: what the run waits for stops (not a refresh, and not
+        // before the first attempt).
+        table[.transferring, default: [:]][.interruptedForCache] = (.preparing, .transferEnded)
+        table[.waitingForRetry, default: [:]][.interruptedForCache] = (.preparing, .cancelTimer)
+        table[.preparing, default: [:]][.interruptedForCache] = (.preparing, .proceed)
         return table
     }()
 
