@@ -21,7 +21,8 @@ extension DiskHTTPCacheStore {
         do {
             try OfflineStore.checkTrusted(url, folder: false)
             entry = try HTTPCacheEntry.decode(OfflineStore.readRegularFile(url))
-            guard HTTPCacheRules.key(storedURL: entry.url, partition: entry.partition) == key else {
+            let own = HTTPCacheRules.key(storedURL: entry.url, partition: entry.partition)
+            guard key == own || key == HTTPCacheRules.variantKey(own, vary: entry.vary) else {
                 throw HTTPCacheEntry.DamagedError(description: "an entry stored under another entry's name")
             }
         } catch {

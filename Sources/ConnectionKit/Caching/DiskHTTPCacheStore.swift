@@ -77,7 +77,10 @@ final class DiskHTTPCacheStore: HTTPCacheStore {
         let isHex = { (part: Substring) in
             part.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
         }
-        guard parts.count == 2, parts[0].utf8.count == 32, parts[1].utf8.count == 16, parts.allSatisfy(isHex) else {
+        // `<url>-<partition>`, or `<url>-<partition>-<variant>` for one variant of a response that varies.
+        guard parts.count == 2 || (parts.count == 3 && parts[2].utf8.count == 16), parts[0].utf8.count == 32,
+            parts[1].utf8.count == 16, parts.allSatisfy(isHex)
+        else {
             return nil
         }
         return key

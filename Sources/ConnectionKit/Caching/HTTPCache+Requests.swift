@@ -37,7 +37,7 @@ extension HTTPCache {
             url: url, method: "GET", status: statusCode, headers: HTTPCacheRules.storedHeaders(fields),
             requestTime: requestTime, responseTime: responseTime,
             vary: HTTPCacheRules.varyValues(names: names, request: request), partition: partition, body: body)
-        store.store(entry, forKey: HTTPCacheRules.key(storedURL: url, partition: partition))
+        save(entry)
         return true
     }
 
@@ -52,7 +52,7 @@ extension HTTPCache {
                 entry, notModifiedHeaders: notModifiedHeaderFields, requestTime: requestTime,
                 responseTime: responseTime)
         else { return nil }
-        store.store(updated, forKey: HTTPCacheRules.key(storedURL: updated.url, partition: updated.partition))
+        save(updated)
         return cachedResponse(updated, for: request, now: responseTime)
     }
 
@@ -76,15 +76,34 @@ extension HTTPCache {
         }
     }
 
-    /// The entry stored for `request`'s URL and partition whose `Vary` values match, if any.
+    /// The entry stored for `request`'s URL and partition whose `Vary` values match, if any: the latest one
+    /// stored, or the variant its `Vary` names select for the request's values.
     func storedEntry(for request: HTTPCacheRequest) -> HTTPCacheEntry? {
         guard request.method == "GET" || request.method == "HEAD" else { return nil }
         let url = HTTPCacheRules.storedURL(request)
         let partition = HTTPCacheRules.partition(of: request)
-        guard let entry = store.entry(forKey: HTTPCacheRules.key(storedURL: url, partition: partition)),
-            entry.url == url, entry.partition == partition, HTTPCacheRules.varyMatches(entry, request: request)
+        let key = HTTPCacheRules.key(storedURL: url, partition: partition)
+        guard let latest = store.entry(forKey: key), latest.url == url, latest.partition == partition else {
+            return nil
+        }
+        if HTTPCacheRules.varyMatches(latest, request: request) { return latest }
+        // The variants of one URL vary on the same fields (those of the latest one): the request's values
+        // of them name its variant.
+        guard let names = HTTPCacheRules.varyNames(latest.headers), !names.isEmpty else { return nil }
+        let variantKey = HTTPCacheRules.variantKey(key, vary: HTTPCacheRules.varyValues(names: names, request: request))
+        guard let variant = store.entry(forKey: variantKey), variant.url == url, variant.partition == partition,
+            HTTPCacheRules.varyMatches(variant, request: request)
         else { return nil }
-        return entry
+        return variant
+    }
+
+    /// Stores `entry` under its URL and partition, where it is the latest variant whose `Vary` names select
+    /// the others, and, when it varies, under its variant's own key too, so that a response for other values
+    /// of the selecting fields does not replace it.
+    private func save(_ entry: HTTPCacheEntry) {
+        let key = HTTPCacheRules.key(storedURL: entry.url, partition: entry.partition)
+        store.store(entry, forKey: key)
+        if !entry.vary.isEmpty { store.store(entry, forKey: HTTPCacheRules.variantKey(key, vary: entry.vary)) }
     }
 
     private func cachedResponse(_ entry: HTTPCacheEntry, for request: HTTPCacheRequest, now: Date)

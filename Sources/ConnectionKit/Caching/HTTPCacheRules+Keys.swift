@@ -51,6 +51,14 @@ extension HTTPCacheRules {
         return "\(urlKey(storedURL))-\(partitionKey)"
     }
 
+    /// The key of one variant of a response that varies: `key` (``key(storedURL:partition:)``), a dash, and
+    /// 16 hex digits of the selecting fields' values (an absent field differs from an empty one).
+    static func variantKey(_ key: String, vary: [HTTPCacheEntry.VaryValue]) -> String {
+        var material = ""
+        for field in vary { material += "\(field.name)\u{0}\(field.value.map { "=" + $0 } ?? "-")\u{0}" }
+        return "\(key)-\(digest(material).prefix(16))"
+    }
+
     /// The partition part of the key of a request without credentials (most of them), computed once.
     private static let noPartitionKey = String(digest("p").prefix(16))
 

@@ -49,6 +49,37 @@ struct HTTPCacheTests {
         #expect(response.body == Data("alice's".utf8))
     }
 
+    @Test(
+        "Vary: each variant of a URL is kept, in memory and in a folder (and reopened): English, French, English again all hit",
+        arguments: [false, true])
+    func varyKeepsEveryVariant(inFolder: Bool) throws {
+        let folder = CacheFixtures.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let cache = inFolder ? try HTTPCache(folder: folder, log: { _ in }) : HTTPCache.inMemory()
+        let headers = ["Cache-Control": "max-age=60", "Vary": "Accept-Language"]
+        for language in ["en", "fr"] {
+            let request = CacheFixtures.request(["Accept-Language": language])
+            #expect(storeResponse(cache, for: request, headers: headers, body: "in \(language)"))
+        }
+        let reopened = inFolder ? try HTTPCache(folder: folder, log: { _ in }) : cache
+        for store in [cache, reopened] {
+            for language in ["en", "fr", "en"] {
+                guard case .fresh(let response) = store.lookup(CacheFixtures.request(["Accept-Language": language]), now: base)
+                else {
+                    Issue.record("expected the \(language) variant to hit")
+                    continue
+                }
+                #expect(response.body == Data("in \(language)".utf8))
+            }
+            #expect(store.lookup(CacheFixtures.request(["Accept-Language": "de"]), now: base) == .miss)
+            #expect(store.lookup(CacheFixtures.request(), now: base) == .miss, "no Accept-Language is a value too")
+        }
+        // An unsafe request removes every variant.
+        cache.invalidate(after: CacheFixtures.request(method: "POST"), statusCode: 201, headerFields: [:])
+        #expect(cache.lookup(CacheFixtures.request(["Accept-Language": "en"]), now: base) == .miss)
+        #expect(cache.lookup(CacheFixtures.request(["Accept-Language": "fr"]), now: base) == .miss)
+    }
+
     @Test("secret query items partition entries and are left out of the stored URL")
     func secretQueryItems() throws {
         let cache = HTTPCache.inMemory()

@@ -135,7 +135,9 @@ struct HTTPCacheWireTests {
         #expect(server.hits("/no-store") == 2)
     }
 
-    @Test("Vary: a stored variant answers only the same Accept-Language; another language goes to the server")
+    @Test(
+        "Vary: a stored variant answers only the same Accept-Language; another language goes to the server, and both are kept"
+    )
     func varyHonoured() async throws {
         let server = try TestServer.started()
         defer { server.stop() }
@@ -152,6 +154,10 @@ struct HTTPCacheWireTests {
         let frenchAgain = CachedFetch(url, client: Self.client, headers: ["Accept-Language": "fr"])
         #expect(String(decoding: try await frenchAgain.value(), as: UTF8.self) == "fr")
         #expect(frenchAgain.responseSource == .cache)
+        // The French answer did not replace the English one: each variant is kept.
+        let englishAgain = CachedFetch(url, client: Self.client, headers: ["Accept-Language": "en"])
+        #expect(String(decoding: try await englishAgain.value(), as: UTF8.self) == "en")
+        #expect(englishAgain.responseSource == .cache)
         #expect(server.hits("/vary") == 2)
     }
 
