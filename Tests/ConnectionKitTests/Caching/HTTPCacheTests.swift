@@ -64,7 +64,9 @@ struct HTTPCacheTests {
         let reopened = inFolder ? try HTTPCache(folder: folder, log: { _ in }) : cache
         for store in [cache, reopened] {
             for language in ["en", "fr", "en"] {
-                guard case .fresh(let response) = store.lookup(CacheFixtures.request(["Accept-Language": language]), now: base)
+                guard
+                    case .fresh(let response) = store.lookup(
+                        CacheFixtures.request(["Accept-Language": language]), now: base)
                 else {
                     Issue.record("expected the \(language) variant to hit")
                     continue
