@@ -68,11 +68,7 @@ struct HTTPCacheDeadlineTests {
         let server = try TestServer.started()
         defer { server.stop() }
         let body = HTTPCacheWireTests.randomBody()
-        let failing = Locked(false)
-        server.route("/flaky") { _ in
-            if failing.withLock({ $0 }) { return .status(503) }
-            return HTTPCacheWireTests.response(body, ["Cache-Control": "max-age=0, stale-if-error=600"])
-        }
+        let failing = HTTPCacheWireTests.routeFailingLater(server, "/flaky", body: body)
         let url = server.url("/flaky")
         #expect(try await CachedFetch(url, client: Self.client).value() == body)
         failing.withLock { $0 = true }

@@ -27,6 +27,17 @@ struct HTTPCacheWireTests {
         TestResponse(headers: headers.map { TestHeader($0.key, $0.value) }, body: .data(body))
     }
 
+    /// Routes `path` to `body` with `max-age=0, stale-if-error=600` until the returned switch is turned on,
+    /// then to `503`.
+    static func routeFailingLater(_ server: TestServer, _ path: String, body: Data) -> Locked<Bool> {
+        let failing = Locked(false)
+        server.route(path) { _ in
+            if failing.withLock({ $0 }) { return .status(503) }
+            return response(body, ["Cache-Control": "max-age=0, stale-if-error=600"])
+        }
+        return failing
+    }
+
     @Test("a fresh hit sends nothing, and its handlers, value() and history see it exactly once, from the cache")
     func freshHitSendsNothing() async throws {
         let server = try TestServer.started()
@@ -237,11 +248,7 @@ struct HTTPCacheWireTests {
         let server = try TestServer.started()
         defer { server.stop() }
         let body = Self.randomBody()
-        let failing = Locked(false)
-        server.route("/sie") { _ in
-            if failing.withLock({ $0 }) { return .status(503) }
-            return Self.response(body, ["Cache-Control": "max-age=0, stale-if-error=600"])
-        }
+        let failing = Self.routeFailingLater(server, "/sie", body: body)
         #expect(try await CachedFetch(server.url("/sie"), client: Self.client).value() == body)
         failing.withLock { $0 = true }
         let during = CachedFetch(server.url("/sie"), client: Self.client)
