@@ -54,7 +54,7 @@ final class DiskHTTPCacheStore: HTTPCacheStore {
         var found: [(key: String, size: Int, modified: Date)] = []
         for name in try OfflineStore.names(in: folder) {
             let url = folder.appendingPathComponent(name)
-            try OfflineStore.checkTrusted(url, folder: false)
+            guard try Self.checkListed(url) else { continue }
             let attributes = try? FileManager.default.attributesOfItem(atPath: url.path)
             let modified = attributes?[.modificationDate] as? Date ?? .distantPast
             if name.hasPrefix(Self.temporaryPrefix) {
@@ -66,6 +66,19 @@ final class DiskHTTPCacheStore: HTTPCacheStore {
         }
         state.withLock { state in
             for item in found.sorted(by: { $0.modified < $1.modified }) { state.record(item.key, size: item.size) }
+        }
+    }
+
+    /// Checks a file the folder listed; `false` when it is gone since the listing (another process renamed
+    /// its write into place, or evicted it): a file that vanished is no reason to refuse the folder.
+    private static func checkListed(_ url: URL) throws -> Bool {
+        do {
+            try OfflineStore.checkTrusted(url, folder: false)
+            return true
+        } catch {
+            var info = stat()
+            if lstat(url.path, &info) != 0 && errno == ENOENT { return false }
+            throw error
         }
     }
 

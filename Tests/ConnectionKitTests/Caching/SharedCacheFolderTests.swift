@@ -44,4 +44,38 @@ struct SharedCacheFolderTests {
         let names = try FileManager.default.contentsOfDirectory(atPath: folder.path)
         #expect(names.count == 1, "\(names)")
     }
+
+    @Test(
+        "opening a folder while another writer renames and removes files in it never fails: a file gone since the listing is skipped"
+    )
+    func openingBesideAWriterSucceeds() throws {
+        let folder = CacheFixtures.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        _ = try HTTPCache(folder: folder, log: { _ in })
+        let stop = Locked(false)
+        // What another process's writes and evictions do to the folder: names appear, are renamed, vanish.
+        let writer = Thread {
+            var index = 0
+            while !stop.withLock({ $0 }) {
+                let temporary = folder.appendingPathComponent(".tmp-\(index)")
+                let entry = folder.appendingPathComponent(String(format: "%032x-%016x.entry", index, index))
+                _ = FileManager.default.createFile(
+                    atPath: temporary.path, contents: Data("x".utf8), attributes: [.posixPermissions: 0o600])
+                rename(temporary.path, entry.path)
+                unlink(entry.path)
+                index += 1
+            }
+        }
+        writer.start()
+        defer { stop.withLock { $0 = true } }
+        var failures: [String] = []
+        for _ in 0..<2_000 {
+            do {
+                _ = try HTTPCache(folder: folder, log: { _ in })
+            } catch {
+                failures.append("\(error)")
+            }
+        }
+        #expect(failures.isEmpty, "\(failures.count) of 2,000 opens failed, e.g. \(failures.first ?? "")")
+    }
 }
