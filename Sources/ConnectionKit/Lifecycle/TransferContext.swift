@@ -67,7 +67,9 @@ final class TransferContext: TransferReceiver, @unchecked Sendable {
             demand = try slot.withLock { try $0.sink?.append(data) } ?? .more
         } catch {
             fail(request.contextualize(error, as: { .fileSystem(underlying: $0) }), response: nil)
-            return .more
+            // Abandoned: a transport that follows demand reads nothing more until the cancel arrives, which
+            // is only once `startTransfer` returned the handle when this event came before that.
+            return .wait
         }
         request.transferDidProgress(
             .download, bytes: Int64(data.count), total: nil, transfer: transfer, interval: progressInterval)
