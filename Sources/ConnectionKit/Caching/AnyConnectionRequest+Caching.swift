@@ -110,7 +110,7 @@ extension AnyConnectionRequest {
     /// policy that answers, and not used for that yet. Whether something stored may answer is known only
     /// once ``answerFromCacheAfterFailure(run:error:response:)`` looks.
     var mayAnswerFromCacheAfterFailure: Bool {
-        storage.withLock { state in state.cacheAttempt.map { $0.answers && !$0.fellBack } ?? false }
+        storage.withLock { $0.cacheAttempt?.mayFallBack ?? false }
     }
 
     /// When the network failed (a transport error, a timeout, or a `500`, `502`, `503`, `504`) and the run
@@ -120,7 +120,7 @@ extension AnyConnectionRequest {
         let serverFailed = response.map { $0.source == .network && [500, 502, 503, 504].contains($0.statusCode) }
         guard error.kind == .transport || error.kind == .timedOut || serverFailed == true else { return false }
         let claimed: (attempt: CacheAttempt, request: URLRequest)? = storage.withLock { state in
-            guard let attempt = state.cacheAttempt, attempt.answers, !attempt.fellBack,
+            guard let attempt = state.cacheAttempt, attempt.mayFallBack,
                 let request = state.sentRequest ?? state.attemptRequest
             else { return nil }
             state.cacheAttempt?.fellBack = true

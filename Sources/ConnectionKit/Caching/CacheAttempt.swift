@@ -18,4 +18,7 @@ struct CacheAttempt: Sendable {
     var revalidating = false
     /// Whether a stored response already answered a failure of this attempt (it is not asked twice).
     var fellBack = false
+
+    /// Whether a stored response may still answer a failure of this attempt.
+    var mayFallBack: Bool { answers && !fellBack }
 }

@@ -83,15 +83,17 @@ extension HTTPCache {
         let url = HTTPCacheRules.storedURL(request)
         let partition = HTTPCacheRules.partition(of: request)
         let key = HTTPCacheRules.key(storedURL: url, partition: partition)
-        guard let latest = store.entry(forKey: key), latest.url == url, latest.partition == partition else {
-            return nil
+        // A key names its entry only through a digest: the entry itself must say it is this URL's and partition's.
+        let stored = { (key: String) in
+            self.store.entry(forKey: key).flatMap { $0.url == url && $0.partition == partition ? $0 : nil }
         }
+        guard let latest = stored(key) else { return nil }
         if HTTPCacheRules.varyMatches(latest, request: request) { return latest }
         // The variants of one URL vary on the same fields (those of the latest one): the request's values
         // of them name its variant.
-        guard let names = HTTPCacheRules.varyNames(latest.headers), !names.isEmpty else { return nil }
-        let variantKey = HTTPCacheRules.variantKey(key, vary: HTTPCacheRules.varyValues(names: names, request: request))
-        guard let variant = store.entry(forKey: variantKey), variant.url == url, variant.partition == partition,
+        guard let names = HTTPCacheRules.varyNames(latest.headers), !names.isEmpty,
+            let variant = stored(
+                HTTPCacheRules.variantKey(key, vary: HTTPCacheRules.varyValues(names: names, request: request))),
             HTTPCacheRules.varyMatches(variant, request: request)
         else { return nil }
         return variant
