@@ -28,9 +28,25 @@ public final class ConnectionClient: Sendable, CustomStringConvertible {
         /// A URLSession of the client's own (two: one for bodies kept in memory, one for bodies saved
         /// to a file).
         case urlSession
-        /// libcurl event loops of the client's own (two threads, named after ``threadNamePrefix``);
-        /// Linux only.
+        /// libcurl event loops of the client's own (a thread per core, up to four, for bodies kept in memory,
+        /// and one for bodies saved to a file, named after ``threadNamePrefix``); Linux only.
         case libcurl
+    }
+
+    /// Where a run's ending (``ConnectionRequest/handleResultObject(_:)`` or
+    /// ``AnyConnectionRequest/handleConnectionError(_:)``, the handler either calls, and the end of
+    /// ``ConnectionRequest/value()``) is delivered. See <doc:client#Delivery-without-a-thread-crossing>.
+    public enum Delivery: Sendable, Equatable {
+        /// On the request's ``AnyConnectionRequest/callbackQueue`` (`.main` unless set), as the original:
+        /// for handlers that touch the user interface.
+        case callbackQueue
+        /// On the ConnectionKit thread that finished the run, right after `parseCompletionData`, without
+        /// crossing to `callbackQueue`: for a service that awaits `value()`, one thread wake-up less per
+        /// request. Never on a transport's thread, nor inside `start()` or `cancel()`: an ending that
+        /// happens there (a cancel, a timeout, a failure before any transfer) still goes to
+        /// `callbackQueue`, as does every ending of a request with a ``AnyConnectionRequest/progressHandler``
+        /// or of a ``StreamingConnectionRequest``, whose earlier events wait there and must come first.
+        case immediate
     }
 
     /// The client of every request whose class does not override ``AnyConnectionRequest/client``. Its
@@ -49,7 +65,7 @@ public final class ConnectionClient: Sendable, CustomStringConvertible {
     public let label: String
 
     /// What this client's threads are named with (Linux shows at most 15 bytes of a thread's name):
-    /// `CK<number>.`, e.g. `CK3.curl` and `CK3.curl.file` for the libcurl loops of the third client
+    /// `CK<number>.`, e.g. `CK3.curl`, `CK3.curl.1` and `CK3.curl.file` for the libcurl loops of the third client
     /// created (`CK0.` for ``shared``).
     public let threadNamePrefix: String
 
@@ -62,6 +78,10 @@ public final class ConnectionClient: Sendable, CustomStringConvertible {
     /// for ``shared``) caches nothing. A class's ``AnyConnectionRequest/httpCache`` hook returns it unless
     /// overridden, and its ``AnyConnectionRequest/cachePolicy`` says how it is used. See <doc:caching>.
     public let httpCache: HTTPCache?
+
+    /// Where the ending of each of this client's runs is delivered, given to `init`: ``Delivery/callbackQueue``
+    /// (the default, and always for ``shared``) or ``Delivery/immediate``.
+    public let delivery: Delivery
 
     /// The requests' observers, in the order they hear an event (see `RequestObserver`).
     let observers: [any RequestObserver]
@@ -83,6 +103,7 @@ public final class ConnectionClient: Sendable, CustomStringConvertible {
         self.threadNamePrefix = "CK0."
         self.cookieJar = nil
         self.httpCache = nil
+        self.delivery = .callbackQueue
         let (registry, activity) = (ConnectionRegistry(), NetworkActivity())
         self.registry = registry
         self.activity = activity
@@ -95,25 +116,30 @@ public final class ConnectionClient: Sendable, CustomStringConvertible {
     }
 
     /// A client with a URLSession transport of its own, and `cookieJar` and `httpCache` (when given) for
-    /// its requests.
-    public convenience init(label: String? = nil, cookieJar: CookieJar? = nil, httpCache: HTTPCache? = nil) {
+    /// its requests, whose endings are delivered as `delivery` says.
+    public convenience init(
+        label: String? = nil, cookieJar: CookieJar? = nil, httpCache: HTTPCache? = nil,
+        delivery: Delivery = .callbackQueue
+    ) {
         let parts = Self.numbered(label)
         let transport = URLSessionTransport.makeOwned()
         self.init(
             label: parts.label, prefix: parts.prefix,
             transport: ConnectionTransport(implementation: transport, name: "URLSession"),
-            stop: { transport.shutdown() }, threadIDs: { [] }, cookieJar: cookieJar, httpCache: httpCache)
+            stop: { transport.shutdown() }, threadIDs: { [] }, cookieJar: cookieJar, httpCache: httpCache,
+            delivery: delivery)
     }
 
     /// A client with a transport of its own: `.urlSession` or `.libcurl`, and `cookieJar` and `httpCache`
-    /// (when given) for its requests.
+    /// (when given) for its requests, whose endings are delivered as `delivery` says.
     /// - Throws: ``ConnectionTransport/UnavailableError`` when `.libcurl` is asked for and libcurl
     ///   cannot be loaded, or on platforms other than Linux.
     public convenience init(
-        transport: TransportChoice, label: String? = nil, cookieJar: CookieJar? = nil, httpCache: HTTPCache? = nil
+        transport: TransportChoice, label: String? = nil, cookieJar: CookieJar? = nil, httpCache: HTTPCache? = nil,
+        delivery: Delivery = .callbackQueue
     ) throws(ConnectionTransport.UnavailableError) {
         guard case .libcurl = transport else {
-            self.init(label: label, cookieJar: cookieJar, httpCache: httpCache)
+            self.init(label: label, cookieJar: cookieJar, httpCache: httpCache, delivery: delivery)
             return
         }
         #if canImport(CCurlShim)
@@ -123,7 +149,7 @@ public final class ConnectionClient: Sendable, CustomStringConvertible {
                 label: parts.label, prefix: parts.prefix,
                 transport: ConnectionTransport(implementation: curl, name: "libcurl"),
                 stop: { curl.shutdown() }, threadIDs: { curl.threadIDs }, cookieJar: cookieJar,
-                httpCache: httpCache)
+                httpCache: httpCache, delivery: delivery)
         #else
             throw ConnectionTransport.UnavailableError(reason: "the libcurl transport is available on Linux only")
         #endif
@@ -131,19 +157,20 @@ public final class ConnectionClient: Sendable, CustomStringConvertible {
 
     private init(
         label: String, prefix: String, transport: ConnectionTransport, stop: @escaping @Sendable () -> Void,
-        threadIDs: @escaping @Sendable () -> [Int32], cookieJar: CookieJar?, httpCache: HTTPCache?
+        threadIDs: @escaping @Sendable () -> [Int32], cookieJar: CookieJar?, httpCache: HTTPCache?,
+        delivery: Delivery
     ) {
         self.label = label
         self.threadNamePrefix = prefix
         self.cookieJar = cookieJar
         self.httpCache = httpCache
+        self.delivery = delivery
         let (registry, activity) = (ConnectionRegistry(), NetworkActivity())
         self.registry = registry
         self.activity = activity
         let timerQueue = DispatchQueue(label: "ConnectionKit.timers.\(label)", qos: .utility)
         self.timers = SharedTimers(queue: timerQueue)
-        self.processingQueue = DispatchQueue(
-            label: "ConnectionKit.processing.\(label)", qos: .userInitiated, attributes: .concurrent)
+        self.processingQueue = ConnectionQueues.makeProcessing(label: "ConnectionKit.processing.\(label)")
         self.ownTransport = transport
         self.stopTransports = stop
         self.transportThreadIDs = threadIDs
@@ -206,6 +233,16 @@ public final class ConnectionClient: Sendable, CustomStringConvertible {
     /// The kernel ids (entries of `/proc/self/task`) of the threads the client started: its libcurl loops
     /// once they run; none for a URLSession client or the shared client (for tests).
     var ownedThreadIDs: [Int32] { transportThreadIDs() }
+
+    /// How many loop threads a libcurl transport runs: one per core, up to four, for bodies kept in memory,
+    /// and one for bodies saved to a file (none where libcurl is not built in).
+    static var libcurlThreadCount: Int {
+        #if canImport(CCurlShim)
+            CurlTransport.memoryLoopCount + 1
+        #else
+            0
+        #endif
+    }
 
     /// Stops the transports (called once, when the last run ended after a shutdown began).
     func stopOwnedTransports() {

@@ -53,16 +53,23 @@ extension AnyConnectionRequest {
         client.registry.unregister(self, run: closing.run)
         client.notify(.ended(outcome), for: self)
         client.runEnded()
-        let (waiters, queue): ([Waiter], DispatchQueue) = storage.withLock { state in
+        let (waiters, queue, ordered): ([Waiter], DispatchQueue, Bool) = storage.withLock { state in
             let (mine, others) = state.waiters.partitioned { $0.run == closing.run }
             state.waiters = others
-            return (mine, state.callbackQueue)
+            return (mine, state.callbackQueue, state.progressHandler != nil)
         }
         let (ended, run) = (outcome, closing.run)
+        // Immediate delivery skips the hop only where the ending is already on a processing queue, and
+        // only when no earlier event of the run (progress, streamed elements) waits on the callback queue.
+        let inPlace = client.delivery == .immediate && !ordered && !isStreaming && ConnectionQueues.isProcessing
         // A transfer that completed handed its body over: nothing is left to drop, so the ending goes
         // to the callback queue in one hop instead of two (the common path of every success).
         guard let context = closing.transfer?.context, !context.abandonIfEmpty() else {
-            queue.async { self.deliver(ended, of: run, waiters: waiters, client: client) }
+            if inPlace {
+                deliver(ended, of: run, waiters: waiters, client: client)
+            } else {
+                queue.async { self.deliver(ended, of: run, waiters: waiters, client: client) }
+            }
             return
         }
         // Dropping a body saved to file (waiting out a write, closing, unlinking hundreds of MB)
@@ -74,9 +81,10 @@ extension AnyConnectionRequest {
         }
     }
 
-    /// Runs on the callback queue: the user-visible ending.
+    /// Runs on the callback queue, or in place under immediate delivery: the user-visible ending.
     private func deliver(_ outcome: RunOutcome, of run: RunNumber, waiters: [Waiter], client: ConnectionClient) {
-        storage.withLock { $0.deliveringWaiters = waiters }
+        let thread = currentThreadKey()
+        storage.withLock { $0.deliveringWaiters.append((thread, waiters)) }
         let takenOver = client.takeOver(outcome, for: self)
         defer { storage.withLock { _ = $0.lifecycle.handle(.delivered(run)) } }
         let fallback: Result<any Sendable, any Error>
@@ -111,10 +119,21 @@ extension AnyConnectionRequest {
 
     /// Ends every `value()` caller of the ending being delivered. Later calls do nothing.
     func resolveWaiters(with result: Result<any Sendable, any Error>) {
-        let waiters = storage.withLock { state in
-            defer { state.deliveringWaiters = [] }
-            return state.deliveringWaiters
+        let thread = currentThreadKey()
+        let waiters = storage.withLock { state -> [Waiter] in
+            guard let index = state.deliveringWaiters.firstIndex(where: { $0.thread == thread }) else { return [] }
+            return state.deliveringWaiters.remove(at: index).waiters
         }
         waiters.forEach { $0.resume(result) }
     }
+}
+
+/// The calling thread, as a key: the thread that delivers an ending is the one its result hook resolves
+/// the waiters on.
+private func currentThreadKey() -> UInt {
+    #if canImport(Darwin)
+        UInt(bitPattern: pthread_self())
+    #else
+        UInt(pthread_self())
+    #endif
 }

@@ -6,11 +6,25 @@ enum ConnectionQueues {
     /// Validation and parsing run here, off URLSession's delegate queue (which on Linux serialises
     /// every transfer in the process) and off the callback queue. `.userInitiated`: at `.utility`,
     /// a small request's ending waited up to seconds behind a bulk download on 2 cores (FileBench).
-    static let processing = DispatchQueue(
-        label: "ConnectionKit.processing", qos: .userInitiated, attributes: .concurrent)
+    static let processing = makeProcessing(label: "ConnectionKit.processing")
     /// Shared by every client: closes the descriptors of discarded partial files (``FileSink``), whose
     /// names are already gone: freeing a large file's blocks takes milliseconds, and nobody waits for it.
     static let fileRelease = DispatchQueue(label: "ConnectionKit.fileRelease", qos: .utility)
     /// Idle timeouts, backoff waits and deadlines.
     static let timers = DispatchQueue(label: "ConnectionKit.timers", qos: .utility)
+
+    /// Marks the processing queues, so that an ending knows it runs on one (see ``isProcessing``).
+    private static let processingKey = DispatchSpecificKey<Bool>()
+
+    /// A client's processing queue.
+    static func makeProcessing(label: String) -> DispatchQueue {
+        let queue = DispatchQueue(label: label, qos: .userInitiated, attributes: .concurrent)
+        queue.setSpecific(key: processingKey, value: true)
+        return queue
+    }
+
+    /// Whether the caller runs on a processing queue: there, and only there, an ending may be delivered
+    /// without a hop (``ConnectionClient/Delivery/immediate``); never on a transport's thread or a
+    /// caller's.
+    static var isProcessing: Bool { DispatchQueue.getSpecific(key: processingKey) ?? false }
 }

@@ -39,8 +39,10 @@ struct RequestState {
     var download = DirectionCounters()
     /// `value()` callers waiting for this run's ending.
     var waiters: [Waiter] = []
-    /// Waiters of the run whose ending is being delivered right now.
-    var deliveringWaiters: [Waiter] = []
+    /// Waiters of the runs whose endings are being delivered right now, by the thread delivering each:
+    /// two runs' endings may be delivered at once (a concurrent `callbackQueue`, or one delivered in
+    /// place while the next run's goes to `callbackQueue`), and each resolves only its own waiters.
+    var deliveringWaiters: [(thread: UInt, waiters: [Waiter])] = []
 
     // MARK: Client
     /// The client of the current (or last) run: what the `client` hook returned when it started.

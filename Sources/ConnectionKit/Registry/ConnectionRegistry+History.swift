@@ -41,9 +41,9 @@ extension ConnectionRegistry {
     ) -> [ConnectionHistoryRecord] {
         recorder.entries.lazy
             .filter { entry in
-                if let outcome, entry.record.outcome != outcome { return false }
-                if let since, entry.record.dateFinished < since { return false }
-                if let until, entry.record.dateFinished > until { return false }
+                if let outcome, entry.summary.outcome != outcome { return false }
+                if let since, entry.summary.dateFinished < since { return false }
+                if let until, entry.summary.dateFinished > until { return false }
                 return type == AnyConnectionRequest.self || Self.isClass(entry.type, kindOf: type)
             }
             .map(\.record)
@@ -78,9 +78,9 @@ extension ConnectionRegistry {
     func recordEnding(_ outcome: RunOutcome, for request: AnyConnectionRequest) {
         let needs = recorder.needs
         guard needs.history || needs.statistics else { return }
-        let record = HistoryRecordBuilder.record(of: request, outcome: outcome, withDetails: needs.history)
+        let (summary, details) = HistoryRecordBuilder.summary(of: request, outcome: outcome, withDetails: needs.history)
         let cacheAsked = request.storage.withLock { $0.cacheAttempt?.answers ?? false }
-        recorder.record(record, type: type(of: request), keep: needs.history, cacheAsked: cacheAsked)
+        recorder.record(summary, details: details, type: type(of: request), keep: needs.history, cacheAsked: cacheAsked)
     }
 
     /// Records a made-up ending of class `type`, as if a run had ended: for tests of the bounds.

@@ -138,14 +138,15 @@ open class AnyConnectionRequest: @unchecked Sendable, CustomDebugStringConvertib
         try WireValidation.check(
             method: nil, headerFields: headers.map { ($0.key, $0.value) }, hook: "requestHeaderFields")
         var request = URLRequest(url: url)
-        request.httpMethod = method
+        // A new URLRequest's method is GET; setting it costs a microsecond on Linux, on every request.
+        if method != request.httpMethod { request.httpMethod = method }
         for (name, value) in defaults {
             request.setValue(value, forHTTPHeaderField: name)
         }
         for (name, value) in headers {
             request.setValue(value, forHTTPHeaderField: name)
         }
-        request.httpBody = bodyData
+        if let bodyData { request.httpBody = bodyData }
         try applyRequestBody(to: &request)
         return request
     }

@@ -15,6 +15,10 @@ enum ResponseFraming {
     static func problem(contentLength declared: String?) -> String? {
         // URLSession joins repeated fields with ", "; other transports may too.
         guard let declared else { return nil }
+        // The common case, one number of at most 18 digits (below Int64.max), is read without allocating:
+        // this runs for every response, on a transport's thread.
+        let utf8 = declared.utf8
+        if (1...18).contains(utf8.count), utf8.allSatisfy(isDigit) { return nil }
         // Cut byte by byte: `trimmingCharacters(in:)` goes through NSString on Linux, on every response.
         let values = declared.utf8.split(separator: UInt8(ascii: ",")).map {
             $0.drop(while: isBlank).reversed().drop(while: isBlank)

@@ -52,6 +52,12 @@ fileprivate func healthIsRecordedOnItsOwnClient(_ server: URL) async throws {
 }
 
 // MARK: - docs/client.md block 3
+fileprivate enum Catalog {
+    /// A service's client: endings are delivered where the response was parsed.
+    static let client = ConnectionClient(label: "catalog", delivery: .immediate)
+}
+
+// MARK: - docs/client.md block 4
 fileprivate func serve(until stop: AsyncStream<Void>) async {
     for await _ in stop { break }  // e.g. a SIGTERM handler yields here
     await Billing.client.shutdown(gracePeriod: 10)

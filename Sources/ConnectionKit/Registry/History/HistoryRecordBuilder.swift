@@ -5,7 +5,7 @@ import Foundation
 #endif
 
 /// Turns an ended run into a ``ConnectionHistoryRecord``: one pass under the request's lock to copy
-/// values, then redaction and the size caps outside it.
+/// values, then redaction and the size caps outside it, when the record is read.
 enum HistoryRecordBuilder {
     /// Header bytes (names and values) kept per direction; the rest is dropped with a marker field.
     static let headerBytesLimit = 8 * 1024
@@ -20,10 +20,11 @@ enum HistoryRecordBuilder {
         var identifier: UUID
         var method: String?
         var redactedURL: String?
-        var sentHeaders: [String: String]
+        var sentRequest: URLRequest?
         var statusCode: Int?
         var source: ResponseSource?
         var receivedHeaders: [String: String]
+        var receivedHeaderBytes: Int
         var dateStarted: Date?
         var dateFinished: Date?
         var attempts: Int
@@ -34,18 +35,51 @@ enum HistoryRecordBuilder {
         var secrets: [String]
     }
 
-    /// The record of `request`'s run that just ended with `outcome`. Without `withDetails` (the
-    /// history is off and only statistics count) header fields, metrics and preview are left empty.
-    static func record(
+    /// What a record's header fields and body preview are made from, as the run left them: redacting,
+    /// sorting and capping them is most of a record's cost, and most records are never read, so that
+    /// work waits for ``applied(to:)`` (when the history is read). Holds no more than the capped record
+    /// would: a run whose header fields are over ``headerBytesLimit`` is built at once instead.
+    struct Details: Sendable {
+        let sentRequest: URLRequest?
+        let receivedHeaders: [String: String]
+        let secretHeaderFields: Set<String>
+        let preview: ResponseBodyPreview?
+        let secrets: [String]
+
+        /// `summary` with its header fields and body preview, secrets redacted.
+        func applied(to summary: ConnectionHistoryRecord) -> ConnectionHistoryRecord {
+            var record = summary
+            record.requestHeaderFields = fields(
+                sentRequest?.allHTTPHeaderFields ?? [:], secretHeaderFields: secretHeaderFields)
+            record.responseHeaderFields = fields(
+                Redaction.scrubbed(receivedHeaders, of: secrets), secretHeaderFields: secretHeaderFields)
+            if let preview {
+                record.responseBodyPreview = DebugOutput.bodyLine(
+                    preview.bytes, totalCount: preview.totalCount, secrets: secrets)
+            }
+            return record
+        }
+
+        /// Header bytes, names and values, of the sent request's fields.
+        fileprivate static func size(of request: URLRequest?) -> Int {
+            (request?.allHTTPHeaderFields ?? [:]).reduce(0) { $0 + $1.key.utf8.count + $1.value.utf8.count }
+        }
+    }
+
+    /// The record of `request`'s run that just ended with `outcome`, without its header fields and body
+    /// preview, and what they are made from. Without `withDetails` (the history is off and only statistics
+    /// count) there are no details, and the metrics are left empty.
+    static func summary(
         of request: AnyConnectionRequest, outcome: RunOutcome, withDetails: Bool
-    ) -> ConnectionHistoryRecord {
+    ) -> (summary: ConnectionHistoryRecord, details: Details?) {
         let debugRun = withDetails ? DebugOutput.run(of: request) : nil
         let copied = request.storage.withLock { state in
             Copied(
                 identifier: state.identifier, method: state.sentMethod, redactedURL: state.redactedURL,
-                sentHeaders: withDetails ? (state.sentRequest?.allHTTPHeaderFields ?? [:]) : [:],
+                sentRequest: withDetails ? state.sentRequest : nil,
                 statusCode: state.response?.statusCode, source: state.response?.source,
                 receivedHeaders: state.response?.head.fields ?? [:],
+                receivedHeaderBytes: state.response?.head.size ?? 0,
                 dateStarted: state.dateStarted, dateFinished: state.dateFinished,
                 attempts: state.attempt, bytesSent: state.upload.completed, bytesReceived: state.download.completed,
                 metrics: withDetails ? state.attemptMetrics : [],
@@ -74,17 +108,14 @@ enum HistoryRecordBuilder {
             record.errorKind = "cancelled"
             record.errorMessage = ConnectionError(.cancelled, requestTypeName: request.typeName).description
         }
-        guard withDetails else { return record }
+        guard withDetails else { return (record, nil) }
         // Hooks are user code: read outside the request's lock.
-        let secretHeaders = request.secretHeaderFields
-        record.requestHeaderFields = fields(copied.sentHeaders, secretHeaderFields: secretHeaders)
-        record.responseHeaderFields = fields(
-            Redaction.scrubbed(copied.receivedHeaders, of: copied.secrets), secretHeaderFields: secretHeaders)
-        if let preview = copied.preview {
-            record.responseBodyPreview = DebugOutput.bodyLine(
-                preview.bytes, totalCount: preview.totalCount, secrets: copied.secrets)
-        }
-        return record
+        let details = Details(
+            sentRequest: copied.sentRequest, receivedHeaders: copied.receivedHeaders,
+            secretHeaderFields: request.secretHeaderFields, preview: copied.preview, secrets: copied.secrets)
+        let large =
+            copied.receivedHeaderBytes > headerBytesLimit || Details.size(of: copied.sentRequest) > headerBytesLimit
+        return large ? (details.applied(to: record), nil) : (record, details)
     }
 
     /// Redacted, sorted header fields, cut at ``headerBytesLimit`` bytes.

@@ -7,10 +7,21 @@ final class HistoryRecorder: Sendable {
     static let defaultCapacity = 1000
 
     /// A kept run and its class, for queries that include subclasses.
-    struct Entry: @unchecked Sendable {
-        // Safe: a metatype is an immutable reference to class metadata.
+    /// A class, so that the ring moves a reference rather than copying a record at every ending.
+    final class Entry: @unchecked Sendable {
+        // Safe: immutable; a metatype is an immutable reference to class metadata.
         let type: AnyConnectionRequest.Type
-        let record: ConnectionHistoryRecord
+        /// The record without its header fields and body preview: enough to filter on.
+        let summary: ConnectionHistoryRecord
+        let details: HistoryRecordBuilder.Details?
+
+        init(type: AnyConnectionRequest.Type, summary: ConnectionHistoryRecord, details: HistoryRecordBuilder.Details?)
+        {
+            (self.type, self.summary, self.details) = (type, summary, details)
+        }
+
+        /// The whole record, secrets redacted.
+        var record: ConnectionHistoryRecord { details?.applied(to: summary) ?? summary }
     }
 
     /// One class's running totals.
@@ -109,7 +120,9 @@ final class HistoryRecorder: Sendable {
     /// Counts and keeps one ending. O(1): one bucket, a few counters, one ring slot. `cacheAsked`: the
     /// class's HTTP cache was asked about the run's last attempt (a response from the network is a miss).
     func record(
-        _ record: ConnectionHistoryRecord, type: AnyConnectionRequest.Type, keep: Bool, cacheAsked: Bool = false
+        _ record: ConnectionHistoryRecord, details: HistoryRecordBuilder.Details? = nil,
+        type: AnyConnectionRequest.Type,
+        keep: Bool, cacheAsked: Bool = false
     ) {
         let key = ObjectIdentifier(type)
         state.withLock { state in
@@ -118,7 +131,7 @@ final class HistoryRecorder: Sendable {
                 state.tallies[key, default: Tally(typeName: record.typeName, since: record.dateFinished)].add(
                     record, cacheAsked: cacheAsked)
             }
-            if keep { state.append(Entry(type: type, record: record)) }
+            if keep { state.append(Entry(type: type, summary: record, details: details)) }
         }
     }
 
