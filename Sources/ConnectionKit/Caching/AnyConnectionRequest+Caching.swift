@@ -79,7 +79,7 @@ extension AnyConnectionRequest {
             source: source)
         let body = cached.body
         // Off the caller's thread, as a transport's completion is: `start()` returns at once.
-        runClient.processingQueue.async { self.deliverCached(response, body: body, transfer: number) }
+        process(run: run, on: runClient.processingQueue) { self.deliverCached(response, body: body, transfer: number) }
         return true
     }
 

@@ -28,8 +28,8 @@ public final class ConnectionClient: Sendable, CustomStringConvertible {
         /// A URLSession of the client's own (two: one for bodies kept in memory, one for bodies saved
         /// to a file).
         case urlSession
-        /// libcurl event loops of the client's own (a thread per core, up to four, for bodies kept in memory,
-        /// and one for bodies saved to a file, named after ``threadNamePrefix``); Linux only.
+        /// libcurl event loops of the client's own (two threads, named after ``threadNamePrefix``);
+        /// Linux only.
         case libcurl
     }
 
@@ -40,12 +40,14 @@ public final class ConnectionClient: Sendable, CustomStringConvertible {
         /// On the request's ``AnyConnectionRequest/callbackQueue`` (`.main` unless set), as the original:
         /// for handlers that touch the user interface.
         case callbackQueue
-        /// On the ConnectionKit thread that finished the run, right after `parseCompletionData`, without
-        /// crossing to `callbackQueue`: for a service that awaits `value()`, one thread wake-up less per
-        /// request. Never on a transport's thread, nor inside `start()` or `cancel()`: an ending that
-        /// happens there (a cancel, a timeout, a failure before any transfer) still goes to
-        /// `callbackQueue`, as does every ending of a request with a ``AnyConnectionRequest/progressHandler``
-        /// or of a ``StreamingConnectionRequest``, whose earlier events wait there and must come first.
+        /// Where the response was parsed, without crossing to `callbackQueue`: in the task that awaits
+        /// ``ConnectionRequest/value()``, which then runs its run's processing (validation, parsing, the
+        /// ending) itself, or else on a processing-queue thread. For a service that awaits `value()`: one
+        /// thread crossing per request instead of three. Never on a transport's thread, nor inside `start()`
+        /// or `cancel()`: an ending that happens there (a cancel, a timeout, a failure before any transfer)
+        /// still goes to `callbackQueue`, as does every ending of a request with a
+        /// ``AnyConnectionRequest/progressHandler`` or of a ``StreamingConnectionRequest``, whose earlier
+        /// events wait there and must come first.
         case immediate
     }
 
@@ -65,7 +67,7 @@ public final class ConnectionClient: Sendable, CustomStringConvertible {
     public let label: String
 
     /// What this client's threads are named with (Linux shows at most 15 bytes of a thread's name):
-    /// `CK<number>.`, e.g. `CK3.curl`, `CK3.curl.1` and `CK3.curl.file` for the libcurl loops of the third client
+    /// `CK<number>.`, e.g. `CK3.curl` and `CK3.curl.file` for the libcurl loops of the third client
     /// created (`CK0.` for ``shared``).
     public let threadNamePrefix: String
 
@@ -233,16 +235,6 @@ public final class ConnectionClient: Sendable, CustomStringConvertible {
     /// The kernel ids (entries of `/proc/self/task`) of the threads the client started: its libcurl loops
     /// once they run; none for a URLSession client or the shared client (for tests).
     var ownedThreadIDs: [Int32] { transportThreadIDs() }
-
-    /// How many loop threads a libcurl transport runs: one per core, up to four, for bodies kept in memory,
-    /// and one for bodies saved to a file (none where libcurl is not built in).
-    static var libcurlThreadCount: Int {
-        #if canImport(CCurlShim)
-            CurlTransport.memoryLoopCount + 1
-        #else
-            0
-        #endif
-    }
 
     /// Stops the transports (called once, when the last run ended after a shutdown began).
     func stopOwnedTransports() {

@@ -14,8 +14,12 @@ extension AnyConnectionRequest {
     }
 
     /// Starts a run, or joins the one in progress; `waiter` (if any) gets that run's ending. With
-    /// `alreadyCancelled`, a new run ends cancelled before its first attempt, so nothing is sent.
-    func start(waiter: (@Sendable (Result<any Sendable, any Error>) -> Void)?, alreadyCancelled: Bool = false) {
+    /// `alreadyCancelled`, a new run ends cancelled before its first attempt, so nothing is sent. A new
+    /// run of a client that delivers immediately hands its processing work to `inbox` (see ``RunInbox``).
+    func start(
+        waiter: (@Sendable (Result<any Sendable, any Error>) -> Void)?, inbox: RunInbox? = nil,
+        alreadyCancelled: Bool = false
+    ) {
         let client = self.client
         let action = storage.withLock { state in
             let action = state.lifecycle.handle(.start)
@@ -24,6 +28,7 @@ extension AnyConnectionRequest {
                 state.beginRun()
                 state.client = client
                 if let waiter { state.waiters.append(Waiter(run: run, resume: waiter)) }
+                state.inbox = client.delivery == .immediate ? inbox.map { (run, $0) } : nil
             case .joinRun(let run):
                 if let waiter { state.waiters.append(Waiter(run: run, resume: waiter)) }
             default:
@@ -61,6 +66,14 @@ extension AnyConnectionRequest {
     public func startAndSave(to destination: URL) {
         fileDestination = destination
         start()
+    }
+
+    /// Runs `work`, processing work of `run` (a transfer's completion, a cached answer): on the task of
+    /// the `value()` caller that runs its run's work itself, else on `queue`.
+    func process(run: RunNumber, on queue: DispatchQueue, _ work: @escaping @Sendable () -> Void) {
+        let inbox = storage.withLock { state in state.inbox.flatMap { $0.run == run ? $0.inbox : nil } }
+        if let inbox, inbox.post(work) { return }
+        queue.async(execute: work)
     }
 
     /// Cancels a running request: it ends with `ConnectionError.cancelled` on the failure path.

@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 
 /// The queues of ``ConnectionClient/shared`` (a client of its own has its own), and one that every
 /// client shares.
@@ -26,5 +27,24 @@ enum ConnectionQueues {
     /// Whether the caller runs on a processing queue: there, and only there, an ending may be delivered
     /// without a hop (``ConnectionClient/Delivery/immediate``); never on a transport's thread or a
     /// caller's.
-    static var isProcessing: Bool { DispatchQueue.getSpecific(key: processingKey) ?? false }
+    static var isProcessing: Bool {
+        DispatchQueue.getSpecific(key: processingKey) ?? false || pthread_getspecific(inlineProcessingKey) != nil
+    }
+
+    /// Runs `work`, a run's processing work that an awaiting `value()` caller runs itself (``RunInbox``), as
+    /// if on a processing queue: its ending may be delivered in place.
+    static func runAsProcessing(_ work: () -> Void) {
+        let outer = pthread_getspecific(inlineProcessingKey)
+        pthread_setspecific(inlineProcessingKey, UnsafeRawPointer(bitPattern: 1))
+        defer { pthread_setspecific(inlineProcessingKey, outer) }
+        work()
+    }
+
+    /// Set on a thread while it runs processing work for an awaiting caller.
+    private static let inlineProcessingKey: pthread_key_t = {
+        var key = pthread_key_t()
+        pthread_key_create(&key, nil)
+        return key
+    }()
+
 }

@@ -43,6 +43,8 @@ struct RequestState {
     /// two runs' endings may be delivered at once (a concurrent `callbackQueue`, or one delivered in
     /// place while the next run's goes to `callbackQueue`), and each resolves only its own waiters.
     var deliveringWaiters: [(thread: UInt, waiters: [Waiter])] = []
+    /// The inbox of the `value()` caller that runs its run's processing work itself (immediate delivery).
+    var inbox: (run: RunNumber, inbox: RunInbox)?
 
     // MARK: Client
     /// The client of the current (or last) run: what the `client` hook returned when it started.

@@ -88,7 +88,7 @@ final class TransferContext: TransferReceiver, @unchecked Sendable {
         }
         let (transfer, request) = (self.transfer, self.request)
         let finishedBody = SendableBox(body)
-        processingQueue.async {
+        request.process(run: transfer.run, on: processingQueue) {
             request.transferDidComplete(transfer, response: response, error: error, sink: finishedBody.value)
         }
     }

@@ -59,14 +59,15 @@ open class ConnectionRequest<Output: Sendable>: AnyConnectionRequest, @unchecked
     /// is already cancelled, the run ends cancelled without sending anything. Throws what the failure
     /// handler would get, after ``AnyConnectionRequest/parseError(_:)``.
     public func value() async throws -> Output {
+        let inbox = RunInbox()
         let result: Result<any Sendable, any Error> = await withTaskCancellationHandler {
-            await withCheckedContinuation {
-                (continuation: CheckedContinuation<Result<any Sendable, any Error>, Never>) in
-                // Checked before starting: a cancel after `start` could only race the transfer it began.
-                start(waiter: { continuation.resume(returning: $0) }, alreadyCancelled: Task.isCancelled)
-                // Cancelled between the check and the start: `onCancel` found nothing running to cancel.
-                if Task.isCancelled { cancel() }
-            }
+            // Checked before starting: a cancel after `start` could only race the transfer it began.
+            start(waiter: { inbox.deliver($0) }, inbox: inbox, alreadyCancelled: Task.isCancelled)
+            // Cancelled between the check and the start: `onCancel` found nothing running to cancel.
+            if Task.isCancelled { cancel() }
+            // Under immediate delivery, this task runs the run's processing work and ending itself.
+            let processingQueue = storage.withLock { $0.client.processingQueue }
+            return await inbox.result { processingQueue.async(execute: $0) }
         } onCancel: {
             self.cancel()
         }

@@ -26,6 +26,38 @@ struct DeliveryTests {
         try await within(30, "the client's shutdown") { await client.shutdown() }
     }
 
+    @Test("under immediate delivery, the value() caller runs its run's ending itself: the result hook runs in its task")
+    func theAwaitingTaskRunsTheEnding() async throws {
+        let server = try TestServer.started()
+        defer { server.stop() }
+        server.route("/task") { _ in .text("in the task") }
+        let client = ConnectionClient.ownForTests(label: "delivery-task", delivery: .immediate)
+        let request = WhereHooksRun(server.url("/task"), on: client, marked: MarkedQueue(label: "delivery-task"))
+        let body = try await within(30, "value() in a marked task") {
+            await CallerMark.$name.withValue("the caller") { try? await request.value() }
+        }
+        #expect(body.map { String(decoding: $0, as: UTF8.self) } == "in the task")
+        #expect(request.seen == ["result off the callback queue"])
+        #expect(request.taskMarks == ["the caller"], "the hook ran in the task that awaited value()")
+        try await within(30, "the client's shutdown") { await client.shutdown() }
+    }
+
+    @Test("work handed to a value() caller after it took its result runs elsewhere: nothing posted is lost")
+    func workAfterTheResultIsNotLost() async throws {
+        let inbox = RunInbox()
+        let ran = Locked<[String]>([])
+        #expect(inbox.post { ran.withLock { $0.append("before the result") } })
+        inbox.deliver(.success(1))
+        #expect(inbox.post { ran.withLock { $0.append("behind the result") } })
+        let handedOn = Locked<[@Sendable () -> Void]>([])
+        let result = await inbox.result { work in handedOn.withLock { $0.append(work) } }
+        #expect((try? result.get()) as? Int == 1)
+        #expect(ran.withLock { $0 } == ["before the result"])
+        #expect(!inbox.post { ran.withLock { $0.append("after the close") } }, "refused: its poster runs it elsewhere")
+        for work in handedOn.withLock({ $0 }) { work() }
+        #expect(ran.withLock { $0 } == ["before the result", "behind the result"])
+    }
+
     @Test(
         "under immediate delivery, a request with a progress handler still ends on its callback queue, after its reports"
     )
@@ -103,6 +135,11 @@ struct DeliveryTests {
     }
 }
 
+/// Names the task that awaits `value()`: a hook that reads it runs in that task.
+private enum CallerMark {
+    @TaskLocal static var name: String?
+}
+
 /// A serial queue that knows when code runs on it.
 private struct MarkedQueue: Sendable {
     let queue: DispatchQueue
@@ -135,7 +172,12 @@ private final class WhereHooksRun: ConnectionRequest<Data>, @unchecked Sendable 
 
     func note(_ text: String) { notes.withLock { $0.append(text) } }
 
+    /// The ``CallerMark`` of the task each result hook ran in.
+    var taskMarks: [String?] { marks.withLock { $0 } }
+    private let marks = Locked<[String?]>([])
+
     override func handleResultObject(_ object: Data) {
+        marks.withLock { $0.append(CallerMark.name) }
         note(marked.isCurrent ? "result on the callback queue" : "result off the callback queue")
         super.handleResultObject(object)
     }

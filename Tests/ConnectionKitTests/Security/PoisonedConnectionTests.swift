@@ -66,8 +66,7 @@
             "bytes sent 200 ms after a complete response never answer a later request",
             arguments: FirstAnswer.allCases)
         func straysNeverAnswerTheNextRequest(first: FirstAnswer) async throws {
-            let client = try Self.clientOfItsOwn()
-            let transport = client.transport
+            let transport = try ConnectionTransport.libcurl()
             let written = DispatchSemaphore(value: 0)
             let server = try RawLoopbackServer { connection in
                 Self.serve(connection, first: first, straysAfter: 0.2, written: written)
@@ -82,13 +81,11 @@
                 #expect(String(decoding: body, as: UTF8.self) == "/\(path)", "each request gets its own answer")
             }
             #expect(server.connectionCount == 2, "the poisoned connection is replaced once, the new one reused")
-            await client.shutdown()
         }
 
         @Test("a clean pooled connection is still reused")
         func cleanConnectionIsReused() async throws {
-            let client = try Self.clientOfItsOwn()
-            let transport = client.transport
+            let transport = try ConnectionTransport.libcurl()
             let written = DispatchSemaphore(value: 0)
             let server = try RawLoopbackServer { connection in
                 Self.serve(connection, first: .contentLength, straysAfter: nil, written: written)
@@ -98,13 +95,6 @@
                 #expect(String(decoding: body, as: UTF8.self) == "/\(path)")
             }
             #expect(server.connectionCount == 1, "three requests, one connection")
-            await client.shutdown()
-        }
-
-        /// A libcurl transport of the test's own: another test's transfers on the shared one would put a
-        /// request on another of its loops, and so on another connection.
-        private static func clientOfItsOwn() throws -> ConnectionClient {
-            try ConnectionClient(transport: .libcurl, label: "poisoned")
         }
     }
 #endif

@@ -3,10 +3,8 @@
     import Foundation
     import FoundationNetworking
 
-    /// The libcurl transport: one multi handle and one event-loop thread per loop, until it is shut down
-    /// with its client. Bodies kept in memory go to one of ``memoryLoopCount`` loops, the one with the
-    /// fewest transfers (the first on a tie, so sequential requests stay on one connection); bodies saved
-    /// to a file go to a loop of their own.
+    /// The libcurl transport: one multi handle and one event-loop thread per transport, until it is shut
+    /// down with its client.
     ///
     /// Design (measured in LIBCURL.md): the loop thread owns the multi handle and every easy handle.
     /// Other threads only append commands to the inbox and call `curl_multi_wakeup`, libcurl's one
@@ -20,10 +18,6 @@
         private let multi: UnsafeMutableRawPointer
         private let inbox = Locked(Inbox())
         private let bodiesToFile: CurlTransport?
-        /// The in-memory lane's other loops (on the first loop only).
-        private let siblings: [CurlTransport]
-        /// Whether this loop is the lane of bodies saved to a file (its disk writes are queued).
-        private let isFileLane: Bool
         private var thread: OwnedThread?
         /// The transfers in the multi handle, which a shutdown ends.
         private var live: [ObjectIdentifier: CurlTransfer] = [:]
@@ -44,8 +38,6 @@
             var wakeupPending = false
             /// The stop was posted: nothing more reaches the loop.
             var stopped = false
-            /// Transfers posted to this loop and not yet out of it: what the choice of a loop compares.
-            var inFlight = 0
         }
 
         /// The shared client's libcurl transports, created on first use; or why libcurl cannot be used.
@@ -57,89 +49,49 @@
         /// Whether ``shared`` was created (a shutdown of the shared client does not create it to stop it).
         static let sharedCreated = Locked(false)
 
-        /// A transport: ``memoryLoopCount`` loops for bodies kept in memory, on threads named `threadName`,
-        /// `threadName.1`, …, and a lane for bodies saved to a file on `threadName.file`; or why libcurl
-        /// cannot be used.
+        /// A transport and its lane for bodies saved to a file, each on a thread of its own named
+        /// `threadName` (and `threadName.file`); or why libcurl cannot be used.
         static func make(threadName: String) -> Result<CurlTransport, ConnectionTransport.UnavailableError> {
             if let reason = ccurl_load() {
                 return .failure(ConnectionTransport.UnavailableError(reason: String(cString: reason)))
             }
-            let refused = ConnectionTransport.UnavailableError(reason: "libcurl could not start an event loop")
             // Bodies saved to a file get a loop of their own: their disk writes run on its thread,
-            // so a slow disk never delays the small requests of the other loops.
-            guard let files = CurlTransport(fileLane: true, threadName: threadName + ".file") else {
-                return .failure(refused)
+            // so a slow disk never delays the small requests of the other loop.
+            guard let files = CurlTransport(bodiesToFile: nil, threadName: threadName + ".file") else {
+                return .failure(ConnectionTransport.UnavailableError(reason: "libcurl could not start an event loop"))
             }
-            var siblings: [CurlTransport] = []
-            for index in 1..<memoryLoopCount {
-                guard let loop = CurlTransport(fileLane: false, threadName: "\(threadName).\(index)") else {
-                    (siblings + [files]).forEach { $0.shutdown() }
-                    return .failure(refused)
-                }
-                siblings.append(loop)
-            }
-            guard let transport = CurlTransport(bodiesToFile: files, siblings: siblings, threadName: threadName) else {
-                (siblings + [files]).forEach { $0.shutdown() }
-                return .failure(refused)
+            guard let transport = CurlTransport(bodiesToFile: files, threadName: threadName) else {
+                files.shutdown()
+                return .failure(ConnectionTransport.UnavailableError(reason: "libcurl could not start an event loop"))
             }
             return .success(transport)
         }
 
-        /// Per-host connection limit of each loop (as URLSession's `httpMaximumConnectionsPerHost` in
-        /// ConnectionKit); transfers beyond it wait for a connection.
+        /// Per-host connection limit (as URLSession's `httpMaximumConnectionsPerHost` in ConnectionKit);
+        /// transfers beyond it wait for a connection.
         static let maximumConnectionsPerHost = 64
 
-        /// How many loops carry bodies kept in memory: one per core, up to four. At 16 and more requests
-        /// in flight one loop thread was the bottleneck on two cores (docs/benchmarks.md).
-        static let memoryLoopCount = min(max(ProcessInfo.processInfo.activeProcessorCount, 1), 4)
-
-        private init?(
-            bodiesToFile: CurlTransport? = nil, siblings: [CurlTransport] = [], fileLane: Bool = false,
-            threadName: String
-        ) {
-            // The limit is each loop's, not shared out: a loop's requests cannot use another loop's
-            // connections, and with a share (32 of 64) 50 requests that never got an answer, all sent
-            // through one loop, left no connection for the rest of its requests.
-            let perHost = Self.maximumConnectionsPerHost
-            guard let multi = ccurl_multi_new(perHost, 2 * perHost) else { return nil }
+        private init?(bodiesToFile: CurlTransport?, threadName: String) {
+            guard let multi = ccurl_multi_new(Self.maximumConnectionsPerHost, 2 * Self.maximumConnectionsPerHost)
+            else { return nil }
             self.multi = multi
             self.bodiesToFile = bodiesToFile
-            self.siblings = siblings
-            self.isFileLane = fileLane
             guard let thread = OwnedThread(name: threadName, body: { [self] in runLoop() }) else { return nil }
             self.thread = thread
         }
 
-        /// The kernel ids of the loop threads (the in-memory loops' and the file lane's) that have started.
+        /// The kernel ids of the loop threads (this transport's and its file lane's) that have started.
         var threadIDs: [Int32] {
-            [thread?.threadID].compactMap { $0 } + siblings.flatMap(\.threadIDs) + (bodiesToFile?.threadIDs ?? [])
+            [thread?.threadID].compactMap { $0 } + (bodiesToFile?.threadIDs ?? [])
         }
 
         /// Ends the transfers still in the loops (each completes with `clientShutDown`), then the loop
         /// threads, and returns once they are gone. A transfer started afterwards fails the same way.
         /// Never call it on a loop thread.
         func shutdown() {
-            let loops = [self] + siblings
-            loops.forEach { $0.post(.stop) }
-            loops.forEach { $0.thread?.join() }
+            post(.stop)
+            thread?.join()
             bodiesToFile?.shutdown()
-        }
-
-        /// The in-memory loop with the fewest transfers in flight; the first on a tie.
-        private func leastBusyLoop() -> CurlTransport {
-            var chosen = self
-            var fewest = inbox.withLock { $0.inFlight }
-            for loop in siblings where fewest > 0 {
-                let count = loop.inbox.withLock { $0.inFlight }
-                if count < fewest { (chosen, fewest) = (loop, count) }
-            }
-            return chosen
-        }
-
-        /// Transfers that left the loop (ended, cancelled or refused): they no longer count as its load.
-        private func noteLeft(_ count: Int) {
-            guard count > 0 else { return }
-            inbox.withLock { $0.inFlight -= count }
         }
 
         /// Readies a transfer on this transport's loop, or on the loop of bodies saved to a file for
@@ -151,9 +103,9 @@
         func prepareTransfer(_ request: URLRequest, options: TransferOptions) throws(ConnectionError)
             -> any PreparedTransfer
         {
-            let loop = options.lane == .savedToFile ? bodiesToFile ?? self : leastBusyLoop()
+            let loop = options.lane == .savedToFile ? bodiesToFile ?? self : self
             let transfer = CurlTransfer(
-                request: request, bodyFile: options.bodyFile, transport: loop, queuesBody: loop.isFileLane,
+                request: request, bodyFile: options.bodyFile, transport: loop, queuesBody: loop.bodiesToFile == nil,
                 proxy: options.proxy)
             if let tls = options.tls { transfer.tls = try CurlTLSSettings(tls) }
             return transfer
@@ -165,7 +117,6 @@
             let (wake, refused) = inbox.withLock { inbox -> (Bool, Bool) in
                 guard !inbox.stopped else { return (false, true) }
                 if case .stop = command { inbox.stopped = true }
-                if case .start = command { inbox.inFlight += 1 }
                 inbox.commands.append(command)
                 defer { inbox.wakeupPending = true }
                 return (!inbox.wakeupPending, false)
@@ -202,9 +153,6 @@
                     let transfer = Unmanaged<CurlTransfer>.fromOpaque(userdata).takeRetainedValue()
                     transfer.active = false
                     live.removeValue(forKey: ObjectIdentifier(transfer))
-                    // Out of the count before its ending is delivered: the caller's next request, started
-                    // from the ending, finds this loop as free as it is.
-                    noteLeft(1)
                     transfer.finish(result: result)
                 }
                 // Work posted by the callbacks above (a retry, the next hop of a redirect) starts without a poll.
@@ -224,7 +172,6 @@
         private func endLiveTransfers() {
             let ending = live.values
             live = [:]
-            noteLeft(ending.count)
             for transfer in ending {
                 transfer.active = false
                 if let xfer = transfer.xfer { _ = ccurl_xfer_remove(multi, xfer) }
@@ -236,23 +183,17 @@
 
         private func start(_ transfer: CurlTransfer) {
             guard !transfer.isCancelled else {
-                noteLeft(1)
                 transfer.release()
                 return
             }
             if let error = transfer.makeHandle() {
-                noteLeft(1)
                 transfer.fail(error)
                 return
             }
-            guard let xfer = transfer.xfer else {
-                noteLeft(1)
-                return
-            }
+            guard let xfer = transfer.xfer else { return }
             // The multi handle's +1 on the transfer, given back when it finishes or is removed.
             let retained = Unmanaged.passRetained(transfer)
             guard ccurl_xfer_add(multi, xfer) == 0 else {
-                noteLeft(1)
                 retained.release()
                 transfer.fail(
                     CurlErrorMapping.error(
@@ -268,7 +209,6 @@
             guard transfer.active, let xfer = transfer.xfer else { return }
             transfer.active = false
             live.removeValue(forKey: ObjectIdentifier(transfer))
-            noteLeft(1)
             _ = ccurl_xfer_remove(multi, xfer)
             transfer.release()
             Unmanaged.passUnretained(transfer).release()
