@@ -109,13 +109,7 @@ struct DeliveryTests {
         let server = try TestServer.started()
         defer { server.stop() }
         let count = Locked(0)
-        server.route("/numbered") { _ in
-            let number = count.withLock { count in
-                count += 1
-                return count
-            }
-            return .text("\(number)")
-        }
+        server.route("/numbered") { _ in .text("\(count.increment())") }
         let request = HeldFirstResult(server.url("/numbered"))
         request.callbackQueue = DispatchQueue(label: "delivery-concurrent", attributes: .concurrent)
         let first = Task { try? await request.value() }

@@ -91,13 +91,7 @@ struct LifecycleTests {
         let server = try TestServer.started()
         defer { server.stop() }
         let counter = Locked(0)
-        server.route("/count") { _ in
-            let count = counter.withLock { value in
-                value += 1
-                return value
-            }
-            return .text("\(count)")
-        }
+        server.route("/count") { _ in .text("\(counter.increment())") }
         let request = FetchData(server.url("/count"))
         let first = try await request.value()
         let firstIdentifier = request.identifier

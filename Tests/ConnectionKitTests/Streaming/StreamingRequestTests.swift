@@ -85,11 +85,7 @@ struct StreamingRequestTests {
         // buffer holds, 0.1 s apart: it fails unless every one of its elements leaves the buffer.
         let hits = Locked(0)
         server.route("/feed") { _ in
-            let hit = hits.withLock { hit in
-                hit += 1
-                return hit
-            }
-            return hit == 1
+            hits.increment() == 1
                 ? .eventStream(["data: 1\n\ndata: 2\n\ndata: 3\n\n"])
                 : .eventStream((1...6).map { "data: \($0)\n\n" }, interval: 0.1)
         }

@@ -18,6 +18,16 @@ final class Locked<Value>: @unchecked Sendable {
     }
 }
 
+extension Locked where Value == Int {
+    /// Adds one and returns the new count: a route's hit number, 1 for the first hit.
+    func increment() -> Int {
+        withLock { count in
+            count += 1
+            return count
+        }
+    }
+}
+
 /// Suspends until `signal` is called or `timeout` passes; `register` receives the signal function.
 /// Returns whether the signal came (false on timeout).
 func waitForSignal(timeout: TimeInterval, _ register: (@escaping @Sendable () -> Void) -> Void) async -> Bool {
