@@ -59,8 +59,9 @@ extension AnyConnectionRequest {
             return (mine, state.callbackQueue, state.progressHandler != nil)
         }
         let (ended, run) = (outcome, closing.run)
-        // Immediate delivery skips the hop only where the ending is already on a processing queue, and
-        // only when no earlier event of the run (progress, streamed elements) waits on the callback queue.
+        // Immediate delivery skips the hop only where the ending is already processing work (a processing
+        // queue, or the awaiting `value()` caller's task), and only when no earlier event of the run
+        // (progress, streamed elements) waits on the callback queue.
         let inPlace = client.delivery == .immediate && !ordered && !isStreaming && ConnectionQueues.isProcessing
         // A transfer that completed handed its body over: nothing is left to drop, so the ending goes
         // to the callback queue in one hop instead of two (the common path of every success).

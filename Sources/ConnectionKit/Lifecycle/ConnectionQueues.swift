@@ -24,9 +24,10 @@ enum ConnectionQueues {
         return queue
     }
 
-    /// Whether the caller runs on a processing queue: there, and only there, an ending may be delivered
-    /// without a hop (``ConnectionClient/Delivery/immediate``); never on a transport's thread or a
-    /// caller's.
+    /// Whether the caller runs on a processing queue, or runs processing work for an awaiting `value()`
+    /// caller (``runAsProcessing(_:)``): there, and only there, an ending may be delivered without a hop
+    /// (``ConnectionClient/Delivery/immediate``); never on a transport's thread, nor inside `start()` or
+    /// `cancel()` called from elsewhere.
     static var isProcessing: Bool {
         DispatchQueue.getSpecific(key: processingKey) ?? false || pthread_getspecific(inlineProcessingKey) != nil
     }

@@ -4,7 +4,8 @@ import Foundation
 /// (``ConnectionClient/Delivery/immediate``), the run's processing work (each transfer's completion, a
 /// cached answer), which the caller's task then runs itself instead of a processing-queue thread. So the
 /// loop thread wakes the awaiting task once, and the ending runs where the caller continues: one thread
-/// crossing per request, as an event loop's own client has, instead of two.
+/// crossing per request on the way back, as an event loop's own client has, instead of three (loop →
+/// processing queue → `callbackQueue` → the task).
 ///
 /// Work posted after the caller took its result goes to the processing queue instead: nothing posted is
 /// lost (a late completion still discards its body).
