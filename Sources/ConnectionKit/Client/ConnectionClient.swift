@@ -236,6 +236,16 @@ public final class ConnectionClient: Sendable, CustomStringConvertible {
     /// once they run; none for a URLSession client or the shared client (for tests).
     var ownedThreadIDs: [Int32] { transportThreadIDs() }
 
+    /// How many loop threads a libcurl transport runs: one per core, up to four, for bodies kept in memory,
+    /// and one for bodies saved to a file (none where libcurl is not built in).
+    static var libcurlThreadCount: Int {
+        #if canImport(CCurlShim)
+            CurlTransport.memoryLoopCount + 1
+        #else
+            0
+        #endif
+    }
+
     /// Stops the transports (called once, when the last run ended after a shutdown began).
     func stopOwnedTransports() {
         stopTransports()

@@ -24,8 +24,8 @@ public struct ConnectionTransport: Sendable, CustomStringConvertible {
     /// setting, no package to add. Requires libcurl 7.68 or later (`libcurl.so.4`, which
     /// FoundationNetworking itself uses).
     ///
-    /// Every call returns the same transport: one event-loop thread for bodies kept in memory and one
-    /// for bodies saved to a file, up to 64 connections per host.
+    /// Every call returns the same transport: one event-loop thread per core (up to four) for bodies kept
+    /// in memory and one for bodies saved to a file, up to 64 connections per host across them.
     /// - Throws: ``UnavailableError`` when libcurl cannot be loaded or is too old, and on platforms
     ///   other than Linux. URLSession keeps working.
     public static func libcurl() throws(UnavailableError) -> ConnectionTransport {

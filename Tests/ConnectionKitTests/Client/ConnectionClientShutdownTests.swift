@@ -37,7 +37,9 @@ struct ConnectionClientShutdownTests {
         #expect(await server.waitForHits("/hang", count: 50, timeout: 60), "every hanging request is on the wire")
         let owned = client.ownedThreadIDs
         let running = ProcessThreads.listed(owned)
-        #expect(running.count == (transport == .libcurl ? 2 : 0), "the client's libcurl loops: \(running)")
+        #expect(
+            running.count == (transport == .libcurl ? ConnectionClient.libcurlThreadCount : 0),
+            "the client's libcurl loops: \(running)")
         #expect(running.allSatisfy { $0.name.hasPrefix(prefix) }, "named after the client: \(running)")
         #expect(running.allSatisfy { thread in !before.contains { $0.id == thread.id } })
 
@@ -115,7 +117,7 @@ struct ConnectionClientShutdownTests {
         }
         #expect(done)
         #expect(request.state != .running, "the request ended before the shutdown returned")
-        #expect(owned.count == 2)
+        #expect(owned.count == ConnectionClient.libcurlThreadCount)
         #expect(ProcessThreads.listed(owned).isEmpty, "the client's loops are gone")
         #expect(try await endings.value() == Data("slow".utf8), "drained, not cancelled")
     }

@@ -35,11 +35,13 @@ struct ConnectionClientTests {
         #expect(ConnectionRegistry.shared.requests(of: FetchOnClient.self).isEmpty)
         #expect(overURLSession.activity.liveRequestCount == 6)
         #expect(overLibcurl.activity.liveRequestCount == 4)
-        // Every request reached the server, so both of the libcurl client's loops (the in-memory lane's and
-        // the saved-to-file lane's) are running: one starts with the first transfer it is handed.
+        // Every request reached the server, and every loop of the libcurl client (one per core for bodies kept in
+        // memory, one for bodies saved to a file) runs, named after the client.
         #expect(await server.waitForHits("/held", count: 10))
         let loops = ProcessThreads.listed(overLibcurl.ownedThreadIDs)
-        #expect(loops.count == 2 && loops.allSatisfy { $0.name.hasPrefix(overLibcurl.threadNamePrefix) }, "\(loops)")
+        #expect(
+            loops.count == ConnectionClient.libcurlThreadCount
+                && loops.allSatisfy { $0.name.hasPrefix(overLibcurl.threadNamePrefix) }, "\(loops)")
         gate.open()
         await recorder.ended(within: 30)
         for request in onURLSession + onLibcurl {

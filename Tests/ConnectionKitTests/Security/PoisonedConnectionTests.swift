@@ -62,11 +62,18 @@
             }
         }
 
+        /// A libcurl client of the test's own. The shared transport's pool serves every test running in
+        /// parallel, and their connections can displace this test's idle one, which reads as a new connection.
+        static func clientOfItsOwn() throws -> ConnectionClient {
+            try ConnectionClient(transport: .libcurl, label: "poisoned")
+        }
+
         @Test(
             "bytes sent 200 ms after a complete response never answer a later request",
             arguments: FirstAnswer.allCases)
         func straysNeverAnswerTheNextRequest(first: FirstAnswer) async throws {
-            let transport = try ConnectionTransport.libcurl()
+            let client = try Self.clientOfItsOwn()
+            let transport = client.transport
             let written = DispatchSemaphore(value: 0)
             let server = try RawLoopbackServer { connection in
                 Self.serve(connection, first: first, straysAfter: 0.2, written: written)
@@ -81,11 +88,13 @@
                 #expect(String(decoding: body, as: UTF8.self) == "/\(path)", "each request gets its own answer")
             }
             #expect(server.connectionCount == 2, "the poisoned connection is replaced once, the new one reused")
+            await client.shutdown()
         }
 
         @Test("a clean pooled connection is still reused")
         func cleanConnectionIsReused() async throws {
-            let transport = try ConnectionTransport.libcurl()
+            let client = try Self.clientOfItsOwn()
+            let transport = client.transport
             let written = DispatchSemaphore(value: 0)
             let server = try RawLoopbackServer { connection in
                 Self.serve(connection, first: .contentLength, straysAfter: nil, written: written)
@@ -95,6 +104,7 @@
                 #expect(String(decoding: body, as: UTF8.self) == "/\(path)")
             }
             #expect(server.connectionCount == 1, "three requests, one connection")
+            await client.shutdown()
         }
     }
 #endif

@@ -21,7 +21,8 @@
         // Safe: the mutable properties below are set by the preparing thread before `start` posts the
         // transfer (the inbox's lock orders that), then only touched on the transport's loop thread (see
         // the type's comment); `cancelled` and `unmatchedWaits` are atomic, the things other threads
-        // touch; `bodyQueue` is a `let` of a Sendable type.
+        // touch; `admittedLoop` is only touched under the admission's lock; `bodyQueue` is a `let` of a
+        // Sendable type.
         let request: URLRequest
         let bodyFile: URL?
         /// The class's proxy; `nil` lets libcurl read the environment's.
@@ -65,12 +66,42 @@
         /// without it, a libcurl that predates that bound reads an endless head into memory.
         static let maximumHeaderBytes = 300 * 1024
 
-        init(request: URLRequest, bodyFile: URL?, transport: CurlTransport, queuesBody: Bool, proxy: URL? = nil) {
+        /// The scheme and authority of the request's URL, lowercased, without user info: what the per-host
+        /// connection limit counts by.
+        let hostKey: String
+        /// The in-memory loop the transport's admission placed the transfer on, or ``notAdmitted``: only
+        /// read and written under the admission's lock.
+        var admittedLoop = CurlTransfer.notAdmitted
+        static let notAdmitted = -1
+
+        init(request: URLRequest, bodyFile: URL?, transport: CurlTransport, savedToFile: Bool, proxy: URL? = nil) {
             self.request = request
             self.bodyFile = bodyFile
             self.proxy = proxy
             self.transport = transport
-            self.bodyQueue = queuesBody ? CurlBodyQueue() : nil
+            self.bodyQueue = savedToFile ? CurlBodyQueue() : nil
+            self.hostKey = Self.hostKey(of: request.url)
+        }
+
+        /// Whether the body is saved to a file (and so runs on the transport's file lane).
+        var savedToFile: Bool { bodyQueue != nil }
+
+        /// `scheme://host:port` as written in `url`, lowercased, without user info. Cheaper than asking the
+        /// URL for its parts, and the same for every URL a server's requests are made from.
+        static func hostKey(of url: URL?) -> String {
+            let text = url?.absoluteString ?? ""
+            let utf8 = text.utf8
+            guard let colon = utf8.firstIndex(of: UInt8(ascii: ":")) else { return text.lowercased() }
+            var start = utf8.index(after: colon)
+            while start != utf8.endIndex, utf8[start] == UInt8(ascii: "/") { start = utf8.index(after: start) }
+            let end =
+                utf8[start...].firstIndex {
+                    $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#")
+                }
+                ?? utf8.endIndex
+            var authorityStart = start
+            if let at = utf8[start..<end].lastIndex(of: UInt8(ascii: "@")) { authorityStart = utf8.index(after: at) }
+            return (text[..<colon] + "://" + text[authorityStart..<end]).lowercased()
         }
 
         var isCancelled: Bool { cancelled.load(ordering: .acquiring) }

@@ -3,42 +3,18 @@
     import Foundation
     import FoundationNetworking
 
-    /// The libcurl transport: one multi handle and one event-loop thread per transport, until it is shut
-    /// down with its client.
+    /// The libcurl transport: ``memoryLoopCount`` event loops (``CurlLoop``) for bodies kept in memory and
+    /// one for bodies saved to a file, until it is shut down with its client.
     ///
-    /// Design (measured in LIBCURL.md): the loop thread owns the multi handle and every easy handle.
-    /// Other threads only append commands to the inbox and call `curl_multi_wakeup`, libcurl's one
-    /// thread-safe entry point, once per burst. The loop swaps the inbox out under the lock and runs
-    /// the commands without it, so a libcurl callback that cancels (and so posts) cannot deadlock.
-    /// All events of a transfer come from the loop thread, hence serially.
+    /// With one loop, its thread was the bottleneck at 16 and more requests in flight (docs/benchmarks.md):
+    /// the kernel's and libcurl's work per transfer all ran on it. The in-memory loops share the per-host
+    /// limit through ``CurlAdmission``, so one host never gets more than ``maximumConnectionsPerHost``
+    /// connections whichever loops its requests run on.
     final class CurlTransport: Transport, @unchecked Sendable {
-        // Safe: `multi` and `live` are only used on the loop thread, apart from `ccurl_multi_wakeup`
-        // (thread-safe) and the free in `deinit`; the inbox lives behind its lock; `bodiesToFile` and
-        // `thread` are set once in `init`.
-        private let multi: UnsafeMutableRawPointer
-        private let inbox = Locked(Inbox())
-        private let bodiesToFile: CurlTransport?
-        private var thread: OwnedThread?
-        /// The transfers in the multi handle, which a shutdown ends.
-        private var live: [ObjectIdentifier: CurlTransfer] = [:]
-
-        /// What other threads ask of the loop.
-        enum Command {
-            case start(CurlTransfer)
-            case cancel(CurlTransfer)
-            /// Flow control: the receiver asked for more; the transfer may read again (see ``CurlTransfer``).
-            case resume(CurlTransfer)
-            /// The client shuts down: the transfers still in the loop end, and the loop thread ends.
-            case stop
-        }
-
-        private struct Inbox {
-            var commands: [Command] = []
-            /// A wakeup was sent and the loop has not yet taken the commands: no need for another.
-            var wakeupPending = false
-            /// The stop was posted: nothing more reaches the loop.
-            var stopped = false
-        }
+        // Safe: every stored property is a `let` of a thread-safe type, set in `init`.
+        private let memoryLoops: [CurlLoop]
+        private let fileLoop: CurlLoop
+        private let admission: CurlAdmission
 
         /// The shared client's libcurl transports, created on first use; or why libcurl cannot be used.
         static let shared: Result<CurlTransport, ConnectionTransport.UnavailableError> = {
@@ -49,52 +25,71 @@
         /// Whether ``shared`` was created (a shutdown of the shared client does not create it to stop it).
         static let sharedCreated = Locked(false)
 
-        /// A transport and its lane for bodies saved to a file, each on a thread of its own named
-        /// `threadName` (and `threadName.file`); or why libcurl cannot be used.
-        static func make(threadName: String) -> Result<CurlTransport, ConnectionTransport.UnavailableError> {
-            if let reason = ccurl_load() {
-                return .failure(ConnectionTransport.UnavailableError(reason: String(cString: reason)))
-            }
-            // Bodies saved to a file get a loop of their own: their disk writes run on its thread,
-            // so a slow disk never delays the small requests of the other loop.
-            guard let files = CurlTransport(bodiesToFile: nil, threadName: threadName + ".file") else {
-                return .failure(ConnectionTransport.UnavailableError(reason: "libcurl could not start an event loop"))
-            }
-            guard let transport = CurlTransport(bodiesToFile: files, threadName: threadName) else {
-                files.shutdown()
-                return .failure(ConnectionTransport.UnavailableError(reason: "libcurl could not start an event loop"))
-            }
-            return .success(transport)
-        }
-
         /// Per-host connection limit (as URLSession's `httpMaximumConnectionsPerHost` in ConnectionKit);
         /// transfers beyond it wait for a connection.
         static let maximumConnectionsPerHost = 64
 
-        private init?(bodiesToFile: CurlTransport?, threadName: String) {
-            guard let multi = ccurl_multi_new(Self.maximumConnectionsPerHost, 2 * Self.maximumConnectionsPerHost)
-            else { return nil }
-            self.multi = multi
-            self.bodiesToFile = bodiesToFile
-            guard let thread = OwnedThread(name: threadName, body: { [self] in runLoop() }) else { return nil }
-            self.thread = thread
+        /// Connections kept open in all, per lane.
+        static let maximumConnections = 2 * maximumConnectionsPerHost
+
+        /// How many loops carry bodies kept in memory: one per core, up to four (a divisor of the limits,
+        /// which they share out).
+        static let memoryLoopCount = [4, 2, 1].first { $0 <= ProcessInfo.processInfo.activeProcessorCount } ?? 1
+
+        /// A transport whose loops run on threads named `threadName`, `threadName.1`, … (bodies kept in
+        /// memory) and `threadName.file` (bodies saved to a file); or why libcurl cannot be used.
+        static func make(threadName: String) -> Result<CurlTransport, ConnectionTransport.UnavailableError> {
+            if let reason = ccurl_load() {
+                return .failure(ConnectionTransport.UnavailableError(reason: String(cString: reason)))
+            }
+            let count = memoryLoopCount
+            let admission = CurlAdmission(loops: count, perLoop: maximumConnectionsPerHost / count)
+            var loops: [CurlLoop] = []
+            // Bodies saved to a file get a loop of their own: their disk writes run on its thread,
+            // so a slow disk never delays the small requests of the other loops.
+            let files = CurlLoop(
+                index: 0, perHost: maximumConnectionsPerHost, total: maximumConnections, admission: nil,
+                threadName: threadName + ".file")
+            for index in 0..<count where files != nil {
+                guard
+                    let loop = CurlLoop(
+                        index: index, perHost: maximumConnectionsPerHost / count, total: maximumConnections / count,
+                        admission: admission, threadName: index == 0 ? threadName : "\(threadName).\(index)")
+                else { break }
+                loops.append(loop)
+            }
+            guard let files, loops.count == count else {
+                (loops + [files].compactMap { $0 }).forEach { $0.stop() }
+                return .failure(ConnectionTransport.UnavailableError(reason: "libcurl could not start an event loop"))
+            }
+            return .success(CurlTransport(memoryLoops: loops, fileLoop: files, admission: admission))
         }
 
-        /// The kernel ids of the loop threads (this transport's and its file lane's) that have started.
+        private init(memoryLoops: [CurlLoop], fileLoop: CurlLoop, admission: CurlAdmission) {
+            self.memoryLoops = memoryLoops
+            self.fileLoop = fileLoop
+            self.admission = admission
+        }
+
+        /// The kernel ids of the loop threads that have started.
         var threadIDs: [Int32] {
-            [thread?.threadID].compactMap { $0 } + (bodiesToFile?.threadIDs ?? [])
+            (memoryLoops + [fileLoop]).compactMap(\.threadID)
         }
 
-        /// Ends the transfers still in the loops (each completes with `clientShutDown`), then the loop
-        /// threads, and returns once they are gone. A transfer started afterwards fails the same way.
-        /// Never call it on a loop thread.
+        /// Ends the transfers still in the loops or held for a connection (each completes with
+        /// `clientShutDown`), then the loop threads, and returns once they are gone. A transfer started
+        /// afterwards fails the same way. Never call it on a loop thread.
         func shutdown() {
-            post(.stop)
-            thread?.join()
-            bodiesToFile?.shutdown()
+            let held = admission.stop()
+            let loops = memoryLoops + [fileLoop]
+            loops.forEach { $0.stop() }
+            loops.forEach { $0.join() }
+            for transfer in held {
+                DispatchQueue.global().async { transfer.fail(ConnectionError(.clientShutDown)) }
+            }
         }
 
-        /// Readies a transfer on this transport's loop, or on the loop of bodies saved to a file for
+        /// Readies a transfer for one of the in-memory loops, or for the loop of bodies saved to a file for
         /// ``TransferOptions/Lane/savedToFile``, through the class's proxy (`nil`: what the environment
         /// says, `http_proxy`, `https_proxy`, `no_proxy`, read by libcurl itself) and with its TLS
         /// configuration resolved here, on the caller's thread (it may read files and a credential store).
@@ -103,115 +98,44 @@
         func prepareTransfer(_ request: URLRequest, options: TransferOptions) throws(ConnectionError)
             -> any PreparedTransfer
         {
-            let loop = options.lane == .savedToFile ? bodiesToFile ?? self : self
             let transfer = CurlTransfer(
-                request: request, bodyFile: options.bodyFile, transport: loop, queuesBody: loop.bodiesToFile == nil,
-                proxy: options.proxy)
+                request: request, bodyFile: options.bodyFile, transport: self,
+                savedToFile: options.lane == .savedToFile, proxy: options.proxy)
             if let tls = options.tls { transfer.tls = try CurlTLSSettings(tls) }
             return transfer
         }
 
-        /// Hands `command` to the loop thread; wakes it unless a wakeup is already on its way. After the
-        /// stop, a start fails the transfer and anything else is dropped.
-        func post(_ command: Command) {
-            let (wake, refused) = inbox.withLock { inbox -> (Bool, Bool) in
-                guard !inbox.stopped else { return (false, true) }
-                if case .stop = command { inbox.stopped = true }
-                inbox.commands.append(command)
-                defer { inbox.wakeupPending = true }
-                return (!inbox.wakeupPending, false)
-            }
-            if wake { _ = ccurl_multi_wakeup(multi) }
-            if refused, case .start(let transfer) = command {
-                // Never on the caller's thread inside `startTransfer` (the threading contract).
-                DispatchQueue.global().async { transfer.fail(ConnectionError(.clientShutDown)) }
-            }
-        }
-
-        // MARK: - The loop thread
-
-        private func runLoop() {
-            // Runs until the client's shutdown posts `stop` (the shared client's: the end of the process).
-            var stopping = false
-            while !stopping {
-                let commands = inbox.withLock { inbox in
-                    defer { (inbox.commands, inbox.wakeupPending) = ([], false) }
-                    return inbox.commands
-                }
-                for command in commands {
-                    switch command {
-                    case .start(let transfer): start(transfer)
-                    case .cancel(let transfer): remove(transfer)
-                    case .resume(let transfer): transfer.resumeIfPaused()
-                    case .stop: stopping = true
-                    }
-                }
-                _ = ccurl_multi_perform(multi)
-                var result: Int32 = 0
-                while let userdata = ccurl_multi_next_done(multi, &result) {
-                    // Takes back the +1 of `start`.
-                    let transfer = Unmanaged<CurlTransfer>.fromOpaque(userdata).takeRetainedValue()
-                    transfer.active = false
-                    live.removeValue(forKey: ObjectIdentifier(transfer))
-                    transfer.finish(result: result)
-                }
-                // Work posted by the callbacks above (a retry, the next hop of a redirect) starts without a poll.
-                let idle = inbox.withLock { $0.commands.isEmpty }
-                if idle && !stopping { _ = ccurl_multi_poll(multi, 1000) }
-            }
-            endLiveTransfers()
-        }
-
-        // The multi handle outlives the loop: a thread that posted just before the stop may still be
-        // waking it.
-        deinit {
-            ccurl_multi_free(multi)
-        }
-
-        /// At the stop: every transfer still in the multi handle leaves it and completes with `clientShutDown`.
-        private func endLiveTransfers() {
-            let ending = live.values
-            live = [:]
-            for transfer in ending {
-                transfer.active = false
-                if let xfer = transfer.xfer { _ = ccurl_xfer_remove(multi, xfer) }
-                transfer.fail(ConnectionError(.clientShutDown))
-                // The multi handle's +1, taken in `start`.
-                Unmanaged.passUnretained(transfer).release()
-            }
-        }
-
-        private func start(_ transfer: CurlTransfer) {
-            guard !transfer.isCancelled else {
-                transfer.release()
+        /// Hands `command` to the loop of its transfer. A transfer kept in memory starts on the loop the
+        /// admission picks, or waits there for a connection; its cancel and resume follow it.
+        func post(_ command: CurlLoop.Command) {
+            guard let transfer = command.transfer else {
+                (memoryLoops + [fileLoop]).forEach { $0.post(command) }
                 return
             }
-            if let error = transfer.makeHandle() {
-                transfer.fail(error)
+            guard !transfer.savedToFile else {
+                fileLoop.post(command)
                 return
             }
-            guard let xfer = transfer.xfer else { return }
-            // The multi handle's +1 on the transfer, given back when it finishes or is removed.
-            let retained = Unmanaged.passRetained(transfer)
-            guard ccurl_xfer_add(multi, xfer) == 0 else {
-                retained.release()
-                transfer.fail(
-                    CurlErrorMapping.error(
-                        .unknown, "libcurl refused the transfer", detail: "", url: transfer.request.url))
-                return
+            switch command {
+            case .start:
+                let (loop, accepted) = admission.admit(transfer)
+                if let loop {
+                    memoryLoops[loop].post(command)
+                } else if !accepted {
+                    // Never on the caller's thread inside `startTransfer` (the threading contract).
+                    DispatchQueue.global().async { transfer.fail(ConnectionError(.clientShutDown)) }
+                }
+            case .cancel:
+                switch admission.withdraw(transfer) {
+                case .loop(let loop): memoryLoops[loop].post(command)
+                case .withdrawn: transfer.release()
+                case .none: break
+                }
+            case .resume:
+                if let loop = admission.loop(of: transfer) { memoryLoops[loop].post(command) }
+            case .stop:
+                break  // has no transfer: posted to every loop above
             }
-            transfer.active = true
-            live[ObjectIdentifier(transfer)] = transfer
-        }
-
-        /// A cancel: the transfer leaves the multi handle, so its completion can never arrive.
-        private func remove(_ transfer: CurlTransfer) {
-            guard transfer.active, let xfer = transfer.xfer else { return }
-            transfer.active = false
-            live.removeValue(forKey: ObjectIdentifier(transfer))
-            _ = ccurl_xfer_remove(multi, xfer)
-            transfer.release()
-            Unmanaged.passUnretained(transfer).release()
         }
     }
 #endif
