@@ -44,6 +44,8 @@ typedef int64_t cc_off_t;
 #define CC_OPT_PREREQDATA 10313
 #define CC_OPT_CLOSESOCKETFUNCTION 20208
 #define CC_OPT_CLOSESOCKETDATA 10209
+#define CC_OPT_OPENSOCKETFUNCTION 20163
+#define CC_OPT_OPENSOCKETDATA 10164
 #define CC_PREREQFUNC_OK 0
 #define CC_PREREQFUNC_ABORT 1
 // 7.80.0: CURLOPT_PREREQFUNCTION.
@@ -79,6 +81,17 @@ typedef int64_t cc_off_t;
 #define CC_MOPT_SOCKETDATA 10002
 #define CC_MOPT_TIMERFUNCTION 20004
 #define CC_MOPT_TIMERDATA 10005
+/// struct curl_sockaddr, what CURLOPT_OPENSOCKETFUNCTION is given.
+typedef struct {
+    int family;
+    int socktype;
+    int protocol;
+    unsigned int addrlen;
+    /* struct sockaddr addr follows; the shim does not read it. */
+} cc_sockaddr;
+/// CURL_SOCKET_BAD.
+#define CC_SOCKET_BAD (-1)
+
 #define CC_POLL_IN 1
 #define CC_POLL_OUT 2
 #define CC_POLL_REMOVE 4

@@ -34,6 +34,11 @@ typedef int (*ccurl_close_socket_callback)(void *clientp, int fd);
 int ccurl_private_set_close_socket(void *easy, int option, ccurl_close_socket_callback callback);
 /// Sets up the reuse check on a new easy handle (or forbids reuse on a libcurl without the hook).
 int ccurl_private_reuse_setup(void *easy, ccurl_reuse_state *state);
+/// Whether the reuse check is set up, and with it the close callback: then libcurl closes every socket
+/// of a handle's connections through the shim, with the handle's CC_OPT_CLOSESOCKETDATA.
+int ccurl_private_reuse_checked(void);
+/// Tells the loop whose data a connection was opened with that libcurl is closing its socket `fd`.
+void ccurl_private_socket_closing(void *loop, int fd);
 /// Records the connection a finished transfer left in the pool; call before the handle leaves the multi handle.
 void ccurl_private_reuse_note_done(void *easy);
 /// Whether a transfer that ended with `result` should start again on a new connection (set up if so).

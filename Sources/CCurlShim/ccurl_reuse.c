@@ -114,8 +114,9 @@ void ccurl_private_reuse_note_done(void *easy) {
 }
 
 /// CURLOPT_CLOSESOCKETFUNCTION: every socket libcurl closes, pooled or not, leaves the table first.
+/// `clientp` is the loop the connection was opened on (or NULL), whose epoll set forgets the socket too.
 static int close_socket(void *clientp, int fd) {
-    (void)clientp;
+    if (clientp != NULL) ccurl_private_socket_closing(clientp, fd);
     pthread_mutex_lock(&pool_lock);
     forget_locked(fd);
     pthread_mutex_unlock(&pool_lock);
@@ -136,14 +137,19 @@ static int check_connection(void *clientp, char *primary_ip, char *local_ip, int
     return CC_PREREQFUNC_ABORT;
 }
 
-int ccurl_private_reuse_setup(void *easy, ccurl_reuse_state *state) {
+int ccurl_private_reuse_checked(void) {
     cc_version_info *info = ccurl_private_version_info();
-    if (info == NULL || info->version_num < CC_VERSION_PREREQ) {
+    return info != NULL && info->version_num >= CC_VERSION_PREREQ;
+}
+
+int ccurl_private_reuse_setup(void *easy, ccurl_reuse_state *state) {
+    if (!ccurl_private_reuse_checked()) {
         return ccurl_private_set_long(easy, CC_OPT_FORBID_REUSE, 1L);
     }
     int status = ccurl_private_set_prereq(easy, CC_OPT_PREREQFUNCTION, check_connection);
     status |= ccurl_private_set_pointer(easy, CC_OPT_PREREQDATA, state);
-    // A connection keeps the close callback of the transfer that opened it, and its data: hence none.
+    // A connection keeps the close callback of the transfer that opened it, and its data: so the data
+    // is never the transfer; the loop sets it to itself when the transfer joins it (ccurl_xfer_add).
     status |= ccurl_private_set_close_socket(easy, CC_OPT_CLOSESOCKETFUNCTION, close_socket);
     status |= ccurl_private_set_pointer(easy, CC_OPT_CLOSESOCKETDATA, NULL);
     return status;

@@ -13,6 +13,7 @@
 #ifdef __linux__
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/socket.h>
 #endif
 
 // libcurl's entry points, as function-pointer types of our own (no curl headers).
@@ -174,8 +175,70 @@ typedef struct {
     int wake_fd;
     /// When libcurl's timer is due (CLOCK_MONOTONIC, ns), or -1 when it is not set.
     int64_t timer_due;
+    /// What the epoll set holds for each socket, by descriptor (SOCKET_* bits); loop thread only.
+    uint8_t *sockets;
+    int socket_capacity;
 #endif
 } loop;
+
+#ifdef __linux__
+// A kept-alive connection leaves libcurl's watch after every response (CURL_POLL_REMOVE) and comes back
+// with the next request: taking it out of the epoll set and putting it back costs two or three
+// epoll_ctl calls per request (the MOD that finds it gone, the ADD, the DEL). So a socket the shim
+// opened stays in the set while it idles (SOCKET_IDLE) and libcurl's next interest in the same events
+// costs nothing. That is safe because libcurl closes those sockets through the shim (close_socket in
+// ccurl_reuse.c), which clears their entry: a number the kernel hands out again never inherits it. An
+// idle socket that turns ready (the server closed, or sent what nobody asked for) leaves the set then,
+// and libcurl's own checks deal with the connection when it is next wanted. Sockets libcurl opens
+// itself (its resolver's) leave the set as soon as libcurl stops watching them, as before.
+enum {
+    SOCKET_IN = 1,
+    SOCKET_OUT = 2,
+    /// In the epoll set, with the IN and OUT bits as its events.
+    SOCKET_PRESENT = 4,
+    /// In the set, though libcurl no longer watches it.
+    SOCKET_IDLE = 8,
+    /// Opened by the shim (open_socket), so closed through it.
+    SOCKET_OWNED = 16,
+};
+
+/// The entry of `fd`, grown into when `grow`; NULL when there is none (or no memory for it).
+static uint8_t *socket_entry(loop *l, int fd, int grow) {
+    if (fd < 0) return NULL;
+    if (fd >= l->socket_capacity) {
+        if (!grow) return NULL;
+        int capacity = l->socket_capacity == 0 ? 256 : l->socket_capacity;
+        while (capacity <= fd) capacity *= 2;
+        uint8_t *grown = realloc(l->sockets, (size_t)capacity);
+        if (grown == NULL) return NULL;
+        memset(grown + l->socket_capacity, 0, (size_t)(capacity - l->socket_capacity));
+        l->sockets = grown;
+        l->socket_capacity = capacity;
+    }
+    return &l->sockets[fd];
+}
+
+/// CURLOPT_OPENSOCKETFUNCTION: a socket as libcurl would open it (close-on-exec added), marked as the shim's.
+static int open_socket(void *clientp, int purpose, cc_sockaddr *address) {
+    (void)purpose;
+    int fd = socket(address->family, address->socktype | SOCK_CLOEXEC, address->protocol);
+    if (fd < 0) return CC_SOCKET_BAD;
+    uint8_t *entry = socket_entry(clientp, fd, 1);
+    if (entry != NULL) *entry = SOCKET_OWNED;
+    return fd;
+}
+#endif
+
+void ccurl_private_socket_closing(void *pointer, int fd) {
+#ifdef __linux__
+    // The kernel drops a closed socket from the epoll set by itself.
+    uint8_t *entry = socket_entry(pointer, fd, 0);
+    if (entry != NULL) *entry = 0;
+#else
+    (void)pointer;
+    (void)fd;
+#endif
+}
 
 #ifdef __linux__
 static int64_t monotonic_ns(void) {
@@ -198,16 +261,30 @@ static int on_socket(void *easy, int s, int what, void *userp, void *socketp) {
     (void)easy;
     (void)socketp;
     loop *l = userp;
+    uint8_t *entry = socket_entry(l, s, 1);
     if (what == CC_POLL_REMOVE) {
+        if (entry != NULL && (*entry & (SOCKET_OWNED | SOCKET_PRESENT)) == (SOCKET_OWNED | SOCKET_PRESENT)) {
+            *entry |= SOCKET_IDLE;
+            return 0;
+        }
         epoll_ctl(l->epoll_fd, EPOLL_CTL_DEL, s, NULL);
+        if (entry != NULL) *entry &= SOCKET_OWNED;
+        return 0;
+    }
+    uint8_t wanted = ((what & CC_POLL_IN) ? SOCKET_IN : 0) | ((what & CC_POLL_OUT) ? SOCKET_OUT : 0);
+    if (entry != NULL && (*entry & SOCKET_PRESENT) && (*entry & (SOCKET_IN | SOCKET_OUT)) == wanted) {
+        *entry &= (uint8_t)~SOCKET_IDLE;
         return 0;
     }
     struct epoll_event event = {0};
-    event.events = ((what & CC_POLL_IN) ? EPOLLIN : 0) | ((what & CC_POLL_OUT) ? EPOLLOUT : 0);
+    event.events = ((wanted & SOCKET_IN) ? EPOLLIN : 0) | ((wanted & SOCKET_OUT) ? EPOLLOUT : 0);
     event.data.fd = s;
-    if (epoll_ctl(l->epoll_fd, EPOLL_CTL_MOD, s, &event) != 0 && errno == ENOENT) {
-        epoll_ctl(l->epoll_fd, EPOLL_CTL_ADD, s, &event);
-    }
+    // The table may not know the socket (no memory for its entry): then MOD, and ADD when it is not there.
+    int present = entry != NULL ? (*entry & SOCKET_PRESENT) != 0 : 1;
+    int result = epoll_ctl(l->epoll_fd, present ? EPOLL_CTL_MOD : EPOLL_CTL_ADD, s, &event);
+    if (result != 0 && errno == ENOENT) result = epoll_ctl(l->epoll_fd, EPOLL_CTL_ADD, s, &event);
+    if (result != 0 && errno == EEXIST) result = epoll_ctl(l->epoll_fd, EPOLL_CTL_MOD, s, &event);
+    if (entry != NULL) *entry = (uint8_t)((*entry & SOCKET_OWNED) | (result == 0 ? SOCKET_PRESENT | wanted : 0));
     return 0;
 }
 
@@ -258,6 +335,7 @@ void ccurl_multi_free(void *pointer) {
 #ifdef __linux__
     close(l->epoll_fd);
     close(l->wake_fd);
+    free(l->sockets);
 #endif
     free(l);
 }
@@ -293,6 +371,13 @@ int ccurl_multi_poll(void *pointer, int timeout_ms) {
             // One read takes the whole count and resets it.
             uint64_t ignored;
             (void)!read(l->wake_fd, &ignored, sizeof ignored);
+            continue;
+        }
+        uint8_t *entry = socket_entry(l, fd, 0);
+        if (entry != NULL && (*entry & SOCKET_IDLE)) {
+            // An idle connection turned ready: out of the set, or it would wake every wait from now on.
+            epoll_ctl(l->epoll_fd, EPOLL_CTL_DEL, fd, NULL);
+            *entry &= SOCKET_OWNED;
             continue;
         }
         // As curl_multi_perform's own poll reads them (Curl_socket_check): an error or a hang-up is
@@ -499,6 +584,16 @@ void ccurl_xfer_free(void *pointer) {
 int ccurl_xfer_add(void *multi, void *pointer) {
     xfer *transfer = pointer;
     transfer->error[0] = 0;
+#ifdef __linux__
+    // The connections this transfer opens are the loop's: their sockets are opened and closed through
+    // it (see SOCKET_IDLE). Without the close callback (an old libcurl), libcurl opens them itself.
+    if (ccurl_private_reuse_checked()) {
+        int status = api.easy_setopt(transfer->easy, CC_OPT_OPENSOCKETFUNCTION, open_socket);
+        status |= set_pointer(transfer->easy, CC_OPT_OPENSOCKETDATA, multi);
+        status |= set_pointer(transfer->easy, CC_OPT_CLOSESOCKETDATA, multi);
+        if (status != 0) return status;
+    }
+#endif
     return api.multi_add_handle(((loop *)multi)->multi, transfer->easy);
 }
 
