@@ -282,15 +282,12 @@
                 fields.append((name, value))
                 return count
             }
-            let line = String(decoding: raw, as: UTF8.self)
-            if line.hasPrefix("HTTP/") {
-                let parts = line.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: true)
-                status = parts.count > 1 ? Int(parts[1]) ?? 0 : 0
-                httpVersion = parts.first.map(String.init) ?? "HTTP/1.1"
+            if raw.starts(with: "HTTP/".utf8) {
+                (httpVersion, status) = Self.statusLine(raw)
                 fields = []
                 inHeaderBlock = true
                 response = nil
-            } else if line.isEmpty {
+            } else if length == 0 {
                 guard inHeaderBlock else { return count }
                 inHeaderBlock = false
                 // 1xx blocks (100 Continue, 103 Early Hints) precede the real one.
@@ -298,6 +295,22 @@
                 deliverResponse()
             }
             return count
+        }
+
+        /// The version and status code of a status line (`HTTP/1.1 200 OK`), read in place: the version is
+        /// up to the first space, the code the next word as an integer (0 when it is none).
+        static func statusLine(_ raw: UnsafeRawBufferPointer) -> (version: String, status: Int) {
+            let space = raw.firstIndex(of: 0x20) ?? raw.count
+            let version = String(decoding: UnsafeRawBufferPointer(rebasing: raw[..<space]), as: UTF8.self)
+            var start = space
+            while start < raw.count, raw[start] == 0x20 { start += 1 }
+            let end = raw[start...].firstIndex(of: 0x20) ?? raw.count
+            let word = UnsafeRawBufferPointer(rebasing: raw[start..<end])
+            // Three digits, the code of every real response, without making a String of them.
+            if word.count == 3, word.allSatisfy({ (0x30...0x39).contains($0) }) {
+                return (version, word.reduce(0) { $0 * 10 + Int($1 - 0x30) })
+            }
+            return (version, Int(String(decoding: word, as: UTF8.self)) ?? 0)
         }
 
         private func deliverResponse() {
