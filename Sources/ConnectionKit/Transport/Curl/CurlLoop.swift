@@ -82,10 +82,7 @@
                 return (!inbox.wakeupPending, false)
             }
             if wake { _ = ccurl_multi_wakeup(multi) }
-            if refused, case .start(let transfer) = command {
-                // Never on the caller's thread inside `startTransfer` (the threading contract).
-                DispatchQueue.global().async { transfer.fail(ConnectionError(.clientShutDown)) }
-            }
+            if refused, case .start(let transfer) = command { transfer.failShutDownLater() }
         }
 
         // MARK: - The loop thread

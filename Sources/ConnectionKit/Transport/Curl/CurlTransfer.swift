@@ -118,6 +118,13 @@
             return self
         }
 
+        /// Fails the transfer with `clientShutDown` on another thread: the client shut down before it reached
+        /// a loop, and the caller may be inside `startTransfer`, where no event may be delivered (the
+        /// threading contract).
+        func failShutDownLater() {
+            DispatchQueue.global().async { [self] in fail(ConnectionError(.clientShutDown)) }
+        }
+
         var followsDemand: Bool { true }
 
         func demandMore() {

@@ -42,25 +42,27 @@
             if let reason = ccurl_load() {
                 return .failure(ConnectionTransport.UnavailableError(reason: String(cString: reason)))
             }
+            let refused = ConnectionTransport.UnavailableError(reason: "libcurl could not start an event loop")
+            // Bodies saved to a file get a loop of their own: their disk writes run on its thread,
+            // so a slow disk never delays the small requests of the other loops.
+            guard
+                let files = CurlLoop(
+                    index: 0, perHost: maximumConnectionsPerHost, total: maximumConnections, admission: nil,
+                    threadName: threadName + ".file")
+            else { return .failure(refused) }
             let count = memoryLoopCount
             let admission = CurlAdmission(loops: count, perLoop: maximumConnectionsPerHost / count)
             var loops: [CurlLoop] = []
-            // Bodies saved to a file get a loop of their own: their disk writes run on its thread,
-            // so a slow disk never delays the small requests of the other loops.
-            let files = CurlLoop(
-                index: 0, perHost: maximumConnectionsPerHost, total: maximumConnections, admission: nil,
-                threadName: threadName + ".file")
-            for index in 0..<count where files != nil {
+            for index in 0..<count {
                 guard
                     let loop = CurlLoop(
                         index: index, perHost: maximumConnectionsPerHost / count, total: maximumConnections / count,
                         admission: admission, threadName: index == 0 ? threadName : "\(threadName).\(index)")
-                else { break }
+                else {
+                    (loops + [files]).forEach { $0.stop() }
+                    return .failure(refused)
+                }
                 loops.append(loop)
-            }
-            guard let files, loops.count == count else {
-                (loops + [files].compactMap { $0 }).forEach { $0.stop() }
-                return .failure(ConnectionTransport.UnavailableError(reason: "libcurl could not start an event loop"))
             }
             return .success(CurlTransport(memoryLoops: loops, fileLoop: files, admission: admission))
         }
@@ -84,9 +86,7 @@
             let loops = memoryLoops + [fileLoop]
             loops.forEach { $0.stop() }
             loops.forEach { $0.join() }
-            for transfer in held {
-                DispatchQueue.global().async { transfer.fail(ConnectionError(.clientShutDown)) }
-            }
+            held.forEach { $0.failShutDownLater() }
         }
 
         /// Readies a transfer for one of the in-memory loops, or for the loop of bodies saved to a file for
@@ -122,8 +122,7 @@
                 if let loop {
                     memoryLoops[loop].post(command)
                 } else if !accepted {
-                    // Never on the caller's thread inside `startTransfer` (the threading contract).
-                    DispatchQueue.global().async { transfer.fail(ConnectionError(.clientShutDown)) }
+                    transfer.failShutDownLater()
                 }
             case .cancel:
                 switch admission.withdraw(transfer) {
