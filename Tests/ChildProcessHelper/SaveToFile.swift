@@ -33,7 +33,7 @@ enum SaveToFile {
             print("ERROR warm-up: \(error)")
             return
         }
-        guard resetPeak(), let before = kibibytes("VmRSS") else {
+        guard PeakMemory.resetPeak(), let before = PeakMemory.kibibytes("VmRSS") else {
             print("ERROR cannot reset or read the peak resident size (/proc/self)")
             return
         }
@@ -43,22 +43,6 @@ enum SaveToFile {
             print("ERROR \(error)")
             return
         }
-        print("GROWTH \((kibibytes("VmHWM") ?? 0) - before)")
-    }
-
-    /// A field of /proc/self/status, in KiB.
-    private static func kibibytes(_ field: String) -> Int64? {
-        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return nil }
-        for line in status.split(separator: "\n") where line.hasPrefix(field + ":") {
-            return Int64(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
-        }
-        return nil
-    }
-
-    /// Sets `VmHWM` back to the current resident size.
-    private static func resetPeak() -> Bool {
-        guard let handle = FileHandle(forWritingAtPath: "/proc/self/clear_refs") else { return false }
-        defer { try? handle.close() }
-        return (try? handle.write(contentsOf: Data("5".utf8))) != nil
+        print("GROWTH \((PeakMemory.kibibytes("VmHWM") ?? 0) - before)")
     }
 }

@@ -17,6 +17,11 @@
 //            Saves <warm-up url>, then <url> (checking its SHA-256) to <destination> with a DownloadRequest on
 //            the transport named, and prints `GROWTH <KiB>`: the peak resident size during the second save
 //            over the resident size before it (see SaveToFile.swift), or `ERROR <error>`.
+//        ChildProcessHelper multipart-upload <url> <warm-up url> <file> urlSession|libcurl
+//            Uploads a small form to <warm-up url>, then <file> in a multipart form to <url> on the transport named,
+//            and prints `ANSWER <body>`, `PROGRESS <completed> <expected>` and `GROWTH <KiB>`: the peak resident
+//            size during the second upload over the resident size before it (see MultipartUpload.swift), or
+//            `ERROR <error>`.
 //        ChildProcessHelper share-http-cache <folder> <fill byte> <count>
 //            After `READY` and a line on stdin, stores and looks up <count> responses of one URL in an HTTPCache
 //            on <folder> (see CacheSharing.swift), printing `LOG <line>` for each log line and `DONE <torn>`.
@@ -92,6 +97,18 @@ case "save-to-file":
     }
     await SaveToFile.run(
         url: url, warmUp: warmUp, destination: URL(fileURLWithPath: rest[2]), digest: rest[3], transport: transport)
+case "multipart-upload":
+    let rest = Array(arguments.dropFirst())
+    guard rest.count == 4, let url = URL(string: rest[0]), let warmUp = URL(string: rest[1]) else {
+        fail("multipart-upload <url> <warm-up url> <file> urlSession|libcurl")
+    }
+    let transport: ConnectionTransport
+    do {
+        transport = rest[3] == "libcurl" ? try .libcurl() : .urlSession
+    } catch {
+        fail("libcurl cannot be loaded: \(error)")
+    }
+    await MultipartUpload.run(url: url, warmUp: warmUp, file: URL(fileURLWithPath: rest[2]), transport: transport)
 case "share-http-cache":
     let rest = Array(arguments.dropFirst())
     guard rest.count == 3, let fill = UInt8(rest[1]), let count = Int(rest[2]) else {
