@@ -62,9 +62,18 @@ final class TransferContext: TransferReceiver, @unchecked Sendable {
     }
 
     func transferDidReceive(data: Data) -> TransferDemand {
+        received(count: data.count) { try $0.append(data) }
+    }
+
+    func transferDidReceive(bytes: UnsafeRawBufferPointer) -> TransferDemand {
+        received(count: bytes.count) { try $0.append(bytes: bytes) }
+    }
+
+    /// Hands a piece of the body to the sink with `append`, and counts it.
+    private func received(count: Int, _ append: (any BodySink) throws -> TransferDemand) -> TransferDemand {
         let demand: TransferDemand
         do {
-            demand = try slot.withLock { try $0.sink?.append(data) } ?? .more
+            demand = try slot.withLock { slot in try slot.sink.map(append) } ?? .more
         } catch {
             fail(request.contextualize(error, as: { .fileSystem(underlying: $0) }), response: nil)
             // Abandoned: a transport that follows demand reads nothing more until the cancel arrives, which
@@ -72,7 +81,7 @@ final class TransferContext: TransferReceiver, @unchecked Sendable {
             return .wait
         }
         request.transferDidProgress(
-            .download, bytes: Int64(data.count), total: nil, transfer: transfer, interval: progressInterval)
+            .download, bytes: Int64(count), total: nil, transfer: transfer, interval: progressInterval)
         return demand
     }
 

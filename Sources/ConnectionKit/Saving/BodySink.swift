@@ -13,10 +13,16 @@ protocol BodySink: AnyObject {
     /// Takes a piece of the body; the answer is the transfer's demand (``TransferDemand``): `.wait` only
     /// from a sink that later asks the transfer for more itself (a streaming request's consumer).
     func append(_ data: Data) throws -> TransferDemand
+    /// Takes a piece of the body that lives only for the call.
+    func append(bytes: UnsafeRawBufferPointer) throws -> TransferDemand
     /// Closes the sink and hands over what it holds.
     func finish() throws -> CompletedBody
     /// Throws away whatever was received (and any temporary file).
     func discard()
+}
+
+extension BodySink {
+    func append(bytes: UnsafeRawBufferPointer) throws -> TransferDemand { try append(Data(bytes)) }
 }
 
 /// A received body, in memory or in a temporary file waiting to be renamed into place.

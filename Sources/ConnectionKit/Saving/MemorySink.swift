@@ -20,6 +20,14 @@ final class MemorySink: BodySink {
         return .more
     }
 
+    func append(bytes: UnsafeRawBufferPointer) throws -> TransferDemand {
+        guard Int64(buffer.count) + Int64(bytes.count) <= limit else {
+            throw ConnectionError(.responseTooLarge(limit: limit))
+        }
+        buffer.append(contentsOf: bytes)
+        return .more
+    }
+
     func finish() throws -> CompletedBody { .memory(buffer) }
 
     func discard() { buffer = Data() }

@@ -80,11 +80,20 @@ protocol TransferReceiver: AnyObject, Sendable {
     /// A piece of the body. The answer is the receiver's demand: `.more`, or `.wait` until it calls
     /// ``TransferHandle/demandMore()`` (see the threading contract, point 6).
     func transferDidReceive(data: Data) -> TransferDemand
+    /// A piece of the body that lives only for the call (a transport's own buffer): a receiver that keeps
+    /// the body in memory copies it once, into that body, instead of into a `Data` of its own first.
+    func transferDidReceive(bytes: UnsafeRawBufferPointer) -> TransferDemand
     func transferDidSend(totalBytes: Int64, expectedBytes: Int64)
     /// `response` is the final response, if any arrived; `error` is nil on success.
     func transferDidComplete(response: TransportResponse?, error: (any Error)?)
     /// The transport's connection-level timings, where it reports them (before `transferDidComplete`).
     func transferDidCollect(metrics: TransferMetrics)
+}
+
+extension TransferReceiver {
+    func transferDidReceive(bytes: UnsafeRawBufferPointer) -> TransferDemand {
+        transferDidReceive(data: Data(bytes))
+    }
 }
 
 /// Controls one running transfer.

@@ -174,7 +174,7 @@
             }
             let method = request.httpMethod ?? "GET"
             let url = request.url?.absoluteString ?? ""
-            let lines = headerLines()
+            let lines = headerLines(bodyless: bodyMode == 0 && (method == "GET" || method == "HEAD"))
             let userdata = Unmanaged.passUnretained(self).toOpaque()
             var error = [CChar](repeating: 0, count: 256)
             // The proxy's string lives as long as the headers' (freed after the call; libcurl copies it).
@@ -206,12 +206,15 @@
 
         /// The request's header fields as libcurl takes them, and the lines that turn off what libcurl
         /// would add on its own: the transport sends only what the request asked for (docs/linux.md,
-        /// "What reaches the server").
-        private func headerLines() -> [String] {
+        /// "What reaches the server"). A `bodyless` request (a `GET` or `HEAD` without a body, which the shim
+        /// sends in libcurl's GET or HEAD mode) gets neither an `Expect` nor a `Content-Type` from libcurl, so
+        /// it needs no line against them: fewer lines for libcurl to scan at every header it checks.
+        private func headerLines(bodyless: Bool) -> [String] {
             var lines = (request.allHTTPHeaderFields ?? [:]).map { name, value in
                 // curl drops a header given as `Name:`; `Name;` sends it with an empty value.
                 value.isEmpty ? "\(name);" : "\(name): \(value)"
             }
+            if bodyless { return lines }
             if request.value(forHTTPHeaderField: "Expect") == nil {
                 // No `Expect: 100-continue` round trip before larger bodies.
                 lines.append("Expect:")
@@ -245,11 +248,11 @@
                 return ccurl_write_pause()
             }
             guard let receiver else { return count }
-            let data = Data(bytes: bytes, count: count)
             guard let bodyQueue else {
-                note(receiver.transferDidReceive(data: data))
+                note(receiver.transferDidReceive(bytes: UnsafeRawBufferPointer(start: bytes, count: count)))
                 return count
             }
+            let data = Data(bytes: bytes, count: count)
             bodyQueue.enqueue(
                 bytes: count,
                 { [self] in if !isCancelled { note(receiver.transferDidReceive(data: data)) } },
