@@ -495,7 +495,10 @@ void *ccurl_xfer_new(const ccurl_request *request, char *error) {
         snprintf(error, CC_ERROR_SIZE, "out of memory");
         return NULL;
     }
-    transfer->poolable = request->proxy == NULL && strncmp(request->url, "http://", 7) == 0;
+    // A pooled handle may hold a receive buffer of the default size already; one of another size is the
+    // transfer's own, so that libcurl allocates it at that size.
+    transfer->poolable =
+        request->proxy == NULL && request->receive_buffer == 0 && strncmp(request->url, "http://", 7) == 0;
     transfer->easy = transfer->poolable ? take_easy() : api.easy_init();
     if (transfer->easy == NULL) {
         free(transfer);
@@ -527,6 +530,7 @@ void *ccurl_xfer_new(const ccurl_request *request, char *error) {
     status |= set_long(easy, CC_OPT_FOLLOWLOCATION, 0L);
     status |= set_long(easy, CC_OPT_NOSIGNAL, 1L);
     status |= set_long(easy, CC_OPT_TCP_NODELAY, 1L);
+    if (request->receive_buffer > 0) status |= set_long(easy, CC_OPT_BUFFERSIZE, request->receive_buffer);
     status |= set_long(easy, CC_OPT_SSL_VERIFYPEER, 1L);
     status |= set_long(easy, CC_OPT_SSL_VERIFYHOST, 2L);
     // "" = every encoding this libcurl decodes; the receiver gets decoded bytes, as from URLSession.
