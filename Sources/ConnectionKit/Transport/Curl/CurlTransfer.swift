@@ -68,9 +68,9 @@
 
         /// libcurl's receive buffer for a body saved to a file, in place of its 16 KiB: each piece crosses to
         /// the transfer's body queue and is written with one `write(2)`, so a gigabyte in 16 KiB pieces pays
-        /// that 65,536 times. A quarter of a mebibyte stays within what every libcurl accepts (512 KiB before
-        /// 7.88) and small beside the queue's bound.
-        static let savedBodyReceiveBuffer = 256 << 10
+        /// that 65,536 times, in 128 KiB pieces 8,192 times. Within what every libcurl accepts (512 KiB before
+        /// 7.88), and small beside the queue's bound.
+        static let savedBodyReceiveBuffer = 128 << 10
 
         /// The scheme and authority of the request's URL, lowercased, without user info: what the per-host
         /// connection limit counts by.
