@@ -61,25 +61,14 @@ enum MultipartUpload {
     static func run(url: URL, warmUp: URL, file: URL, transport: ConnectionTransport) async {
         var small = MultipartForm(boundary: "warm-up")
         small.addField(name: "title", value: "warm-up")
-        do {
+        await PeakMemory.printGrowth {
             _ = try await Upload(warmUp, form: small, transport: transport).value()
-        } catch {
-            print("ERROR warm-up: \(error)")
-            return
-        }
-        guard PeakMemory.resetPeak(), let before = PeakMemory.kibibytes("VmRSS") else {
-            print("ERROR cannot reset or read the peak resident size (/proc/self)")
-            return
-        }
-        let watch = Watch()
-        let upload = Upload(url, form: form(of: file), transport: transport)
-        upload.progressHandler = { watch.record($0) }
-        do {
+        } during: {
+            let watch = Watch()
+            let upload = Upload(url, form: form(of: file), transport: transport)
+            upload.progressHandler = { watch.record($0) }
             let answer = try await upload.value()
-            let growth = (PeakMemory.kibibytes("VmHWM") ?? 0) - before
-            print("ANSWER \(String(decoding: answer, as: UTF8.self))\n\(watch.line)\nGROWTH \(growth)")
-        } catch {
-            print("ERROR \(error)")
+            return ["ANSWER \(String(decoding: answer, as: UTF8.self))", watch.line]
         }
     }
 }

@@ -19,4 +19,27 @@ enum PeakMemory {
         defer { try? handle.close() }
         return (try? handle.write(contentsOf: Data("5".utf8))) != nil
     }
+
+    /// Runs `warmUp` (so that the sessions, threads and buffers of a first transfer exist), resets the peak,
+    /// runs `measured`, then prints the lines `measured` returned and `GROWTH <KiB>`: the peak resident size
+    /// during `measured` over the resident size just before it. `ERROR <error>` when either throws.
+    static func printGrowth(warmUp: () async throws -> Void, during measured: () async throws -> [String]) async {
+        do {
+            try await warmUp()
+        } catch {
+            print("ERROR warm-up: \(error)")
+            return
+        }
+        guard resetPeak(), let before = kibibytes("VmRSS") else {
+            print("ERROR cannot reset or read the peak resident size (/proc/self)")
+            return
+        }
+        do {
+            let lines = try await measured()
+            let growth = (kibibytes("VmHWM") ?? 0) - before
+            print((lines + ["GROWTH \(growth)"]).joined(separator: "\n"))
+        } catch {
+            print("ERROR \(error)")
+        }
+    }
 }

@@ -27,22 +27,11 @@ enum SaveToFile {
     /// peak, then saves `url` and prints `GROWTH <KiB>`: the peak resident size during the large save over
     /// the resident size just before it. `ERROR <error>` when a save fails.
     static func run(url: URL, warmUp: URL, destination: URL, digest: String, transport: ConnectionTransport) async {
-        do {
+        await PeakMemory.printGrowth {
             _ = try await CheckedDownload(from: warmUp, to: destination, digest: nil, transport: transport).value()
-        } catch {
-            print("ERROR warm-up: \(error)")
-            return
-        }
-        guard PeakMemory.resetPeak(), let before = PeakMemory.kibibytes("VmRSS") else {
-            print("ERROR cannot reset or read the peak resident size (/proc/self)")
-            return
-        }
-        do {
+        } during: {
             _ = try await CheckedDownload(from: url, to: destination, digest: digest, transport: transport).value()
-        } catch {
-            print("ERROR \(error)")
-            return
+            return []
         }
-        print("GROWTH \((PeakMemory.kibibytes("VmHWM") ?? 0) - before)")
     }
 }
