@@ -43,6 +43,15 @@ func fail(_ message: String) -> Never {
     exit(2)
 }
 
+/// The transport an argument names: `libcurl` (which must load), else URLSession.
+func transport(named name: String) -> ConnectionTransport {
+    do {
+        return name == "libcurl" ? try .libcurl() : .urlSession
+    } catch {
+        fail("libcurl cannot be loaded: \(error)")
+    }
+}
+
 let arguments = CommandLine.arguments.dropFirst()
 switch arguments.first {
 case "write-credentials":
@@ -89,12 +98,7 @@ case "save-to-file":
     guard rest.count == 5, let url = URL(string: rest[0]), let warmUp = URL(string: rest[1]) else {
         fail("save-to-file <url> <warm-up url> <destination> <sha256> urlSession|libcurl")
     }
-    let transport: ConnectionTransport
-    do {
-        transport = rest[4] == "libcurl" ? try .libcurl() : .urlSession
-    } catch {
-        fail("libcurl cannot be loaded: \(error)")
-    }
+    let transport = transport(named: rest[4])
     await SaveToFile.run(
         url: url, warmUp: warmUp, destination: URL(fileURLWithPath: rest[2]), digest: rest[3], transport: transport)
 case "multipart-upload":
@@ -102,12 +106,7 @@ case "multipart-upload":
     guard rest.count == 4, let url = URL(string: rest[0]), let warmUp = URL(string: rest[1]) else {
         fail("multipart-upload <url> <warm-up url> <file> urlSession|libcurl")
     }
-    let transport: ConnectionTransport
-    do {
-        transport = rest[3] == "libcurl" ? try .libcurl() : .urlSession
-    } catch {
-        fail("libcurl cannot be loaded: \(error)")
-    }
+    let transport = transport(named: rest[3])
     await MultipartUpload.run(url: url, warmUp: warmUp, file: URL(fileURLWithPath: rest[2]), transport: transport)
 case "share-http-cache":
     let rest = Array(arguments.dropFirst())

@@ -63,7 +63,7 @@ typedef struct {
     /// every host (`no_proxy` is not consulted); NULL leaves libcurl's own choice: `http_proxy`,
     /// `https_proxy`, `all_proxy` and `no_proxy` from the environment.
     const char *_Nullable proxy;
-    /// libcurl's receive buffer for this transfer, in bytes (`CURLOPT_BUFFERSIZE`); 0 keeps libcurl's 16 KiB.
+    /// libcurl's receive buffer for this transfer, in bytes (`CURLOPT_BUFFERSIZE`); 0 keeps libcurl's default.
     /// A transfer with a buffer of its own gets an easy handle of its own (not one from the pool).
     long receive_buffer;
 } ccurl_request;

@@ -13,11 +13,7 @@ final class MemorySink: BodySink {
     }
 
     func append(_ data: Data) throws -> TransferDemand {
-        guard Int64(buffer.count) + Int64(data.count) <= limit else {
-            throw ConnectionError(.responseTooLarge(limit: limit))
-        }
-        buffer.append(data)
-        return .more
+        try data.withUnsafeBytes { try append(bytes: $0) }
     }
 
     func append(bytes: UnsafeRawBufferPointer) throws -> TransferDemand {

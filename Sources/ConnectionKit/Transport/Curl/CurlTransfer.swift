@@ -66,10 +66,10 @@
         /// without it, a libcurl that predates that bound reads an endless head into memory.
         static let maximumHeaderBytes = 300 * 1024
 
-        /// libcurl's receive buffer for a body saved to a file, in place of its 16 KiB: each piece crosses to
-        /// the transfer's body queue and is written with one `write(2)`, so a gigabyte in 16 KiB pieces pays
-        /// that 65,536 times, in 128 KiB pieces 8,192 times. Within what every libcurl accepts (512 KiB before
-        /// 7.88), and small beside the queue's bound.
+        /// libcurl's receive buffer for a body saved to a file, larger than libcurl's default: each piece
+        /// crosses to the transfer's body queue and is written with one `write(2)`, so larger pieces pay that
+        /// crossing and that system call fewer times per byte (measured in docs/benchmarks.md). Kept within
+        /// what every libcurl accepts (7.88 raised its maximum), and small beside the queue's bound.
         static let savedBodyReceiveBuffer = 128 << 10
 
         /// The scheme and authority of the request's URL, lowercased, without user info: what the per-host
