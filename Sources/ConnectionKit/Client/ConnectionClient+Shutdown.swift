@@ -9,7 +9,7 @@ struct ShutdownState {
     }
 
     var phase = Phase.running
-    /// Runs admitted whose ending has not been reported to the observers yet.
+    /// Runs admitted whose ending has not been reported to the observers and queued for delivery yet.
     var liveRuns = 0
     /// Called once the client stopped: the callers of every shutdown.
     var whenStopped: [@Sendable () -> Void] = []
@@ -26,8 +26,8 @@ extension ConnectionClient {
     /// cancelled; each ends exactly once, as any request does. When every run has ended, the client's
     /// transports are stopped: its libcurl loop threads have ended (joined) and its URLSessions are
     /// invalidated, so that when this returns no thread of the client is running. Endings are
-    /// delivered on each request's `callbackQueue` as usual; a handler may still be running (or queued)
-    /// when this returns.
+    /// delivered on each request's `callbackQueue` as usual: when this returns every ending is queued
+    /// there, and a handler may still be running (or queued).
     ///
     /// Calling it again (or ``shutdownAndWait(gracePeriod:)``) waits for the same shutdown; the first
     /// grace period counts. A shut-down client stays shut down.
@@ -92,7 +92,8 @@ extension ConnectionClient {
         }
     }
 
-    /// A run's ending was reported to the observers. The last one of a draining client stops it.
+    /// A run's ending was reported to the observers and queued for delivery. The last one of a draining
+    /// client stops it.
     func runEnded() {
         let stop = shutdownState.withLock { state in
             state.liveRuns -= 1

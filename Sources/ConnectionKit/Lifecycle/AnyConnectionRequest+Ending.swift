@@ -52,7 +52,6 @@ extension AnyConnectionRequest {
         }
         client.registry.unregister(self, run: closing.run)
         client.notify(.ended(outcome), for: self)
-        client.runEnded()
         let (waiters, queue, ordered): ([Waiter], DispatchQueue, Bool) = storage.withLock { state in
             let (mine, others) = state.waiters.partitioned { $0.run == closing.run }
             state.waiters = others
@@ -71,6 +70,9 @@ extension AnyConnectionRequest {
             } else {
                 queue.async { self.deliver(ended, of: run, waiters: waiters, client: client) }
             }
+            // Counted as ended only once the ending is queued: a shutdown that returns has every ending
+            // on its callback queue, so a `sync {}` on that queue sees each handler run.
+            client.runEnded()
             return
         }
         // Dropping a body saved to file (waiting out a write, closing, unlinking hundreds of MB)
@@ -79,6 +81,7 @@ extension AnyConnectionRequest {
         client.processingQueue.async {
             context.abandon()
             queue.async { self.deliver(ended, of: run, waiters: waiters, client: client) }
+            client.runEnded()
         }
     }
 

@@ -82,12 +82,19 @@ struct StreamingRequestTests {
         let server = try TestServer.started()
         defer { server.stop() }
         // The first run: three events at once (within the bound of 4). The second: more events than the
-        // buffer holds, 0.1 s apart: it fails unless every one of its elements leaves the buffer.
+        // buffer holds, each sent once the handler took the one before (lockstep, so a busy callback queue
+        // cannot fill the buffer): it fails unless every one of its elements leaves the buffer.
         let hits = Locked(0)
+        let handled = DispatchSemaphore(value: 0)
+        let second = (1...6).map { Data("data: \($0)\n\n".utf8) }
         server.route("/feed") { _ in
-            hits.increment() == 1
-                ? .eventStream(["data: 1\n\ndata: 2\n\ndata: 3\n\n"])
-                : .eventStream((1...6).map { "data: \($0)\n\n" }, interval: 0.1)
+            guard hits.increment() > 1 else { return .eventStream(["data: 1\n\ndata: 2\n\ndata: 3\n\n"]) }
+            return TestResponse(
+                headers: [TestHeader("Content-Type", "text/event-stream")],
+                body: .stream(interval: 0) { index in
+                    if index > 0 { _ = handled.wait(timeout: .now() + 10) }
+                    return index < second.count ? second[index] : nil
+                })
         }
         let request = Feed(server.url("/feed"), bufferLimit: 4)
         request.callbackQueue = testCallbackQueue
@@ -97,6 +104,11 @@ struct StreamingRequestTests {
         }
         #expect(first == ["1", "2", "3"])
         let recorder = StreamRecorder(request)
+        let record = request.elementHandler
+        request.elementHandler = { event in
+            record?(event)
+            handled.signal()
+        }
         request.start()
         await recorder.ended()
         #expect(recorder.elements.map(\.data) == ["1", "2", "3", "4", "5", "6"])
