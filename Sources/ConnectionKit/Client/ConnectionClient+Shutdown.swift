@@ -27,7 +27,8 @@ extension ConnectionClient {
     /// transports are stopped: its libcurl loop threads have ended (joined) and its URLSessions are
     /// invalidated, so that when this returns no thread of the client is running. Endings are
     /// delivered on each request's `callbackQueue` as usual: when this returns every ending is queued
-    /// there, and a handler may still be running (or queued).
+    /// there (or, under ``ConnectionClient/Delivery/immediate``, delivered in place), and a handler may
+    /// still be running (or queued).
     ///
     /// Calling it again (or ``shutdownAndWait(gracePeriod:)``) waits for the same shutdown; the first
     /// grace period counts. A shut-down client stays shut down.

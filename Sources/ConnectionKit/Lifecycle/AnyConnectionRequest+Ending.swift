@@ -65,14 +65,16 @@ extension AnyConnectionRequest {
         // A transfer that completed handed its body over: nothing is left to drop, so the ending goes
         // to the callback queue in one hop instead of two (the common path of every success).
         guard let context = closing.transfer?.context, !context.abandonIfEmpty() else {
+            // Counted as ended only once the ending is queued: a shutdown that returns has every ending
+            // on its callback queue, so a `sync {}` on that queue sees each handler run. In place, it is
+            // counted first, so that a handler that shuts the client down does not wait for itself.
             if inPlace {
+                client.runEnded()
                 deliver(ended, of: run, waiters: waiters, client: client)
             } else {
                 queue.async { self.deliver(ended, of: run, waiters: waiters, client: client) }
+                client.runEnded()
             }
-            // Counted as ended only once the ending is queued: a shutdown that returns has every ending
-            // on its callback queue, so a `sync {}` on that queue sees each handler run.
-            client.runEnded()
             return
         }
         // Dropping a body saved to file (waiting out a write, closing, unlinking hundreds of MB)
