@@ -329,7 +329,7 @@ import Testing
         }
 
         @Test(
-            "a body saved to a file through a sink that cannot keep up pauses at the 4 MiB bound and arrives byte for byte"
+            "a body saved to a file through a sink that cannot keep up pauses at the 2 MiB bound and arrives byte for byte"
         )
         func slowFileSinkPauses() async throws {
             let server = try TestServer.started()
@@ -340,7 +340,7 @@ import Testing
             var toFile = TransferOptions()
             toFile.lane = .savedToFile
             // The sink is stuck on the first chunk until the queue filled up and the transfer paused, then
-            // slow (about 40 MB/s), so that it pauses again whenever loopback outpaces it.
+            // slow (0.4 ms a chunk), so that it pauses again whenever loopback outpaces it.
             let hold = DispatchSemaphore(value: 0)
             let receiver = RecordingReceiver(delay: 0.0004, hold: hold)
             let handle = try transport.startTransfer(
@@ -361,6 +361,34 @@ import Testing
             let peak = queue.peakWaitingBytes.load(ordering: .relaxed)
             #expect(peak <= CurlBodyQueue.bound + CurlTransfer.savedBodyReceiveBuffer, "\(peak) bytes waited at once")
             #expect(queue.waitingBytes == 0)
+        }
+
+        @Test(
+            "a body saved to a file reaches its sink in chunks gathered from libcurl's 16 KiB pieces, whose buffers are reused"
+        )
+        func savedBodyPiecesGathered() async throws {
+            let server = try TestServer.started()
+            defer { server.stop() }
+            // Sent in blocks of 64 KiB: each read of the socket brings several of libcurl's 16 KiB pieces.
+            let length: Int64 = 8 << 20
+            server.route("/big") { _ in TestResponse(body: .generated(length: length, seed: 4)) }
+            let transport = try CurlTransport.shared.get()
+            var toFile = TransferOptions()
+            toFile.lane = .savedToFile
+            let receiver = RecordingReceiver()
+            let handle = try transport.startTransfer(
+                URLRequest(url: server.url("/big")), options: toFile, receiver: receiver)
+            let queue = try #require((handle as? CurlTransfer)?.bodyQueue, "a file transfer queues its body")
+            await receiver.waitForCompletion(timeout: 120)
+            let state = receiver.state.withLock { $0 }
+            #expect(state.completions.count == 1)
+            #expect(state.body == TestBody.generatedBytes(length: length, seed: 4))
+            // Piece by piece, the chunks could average no more than 16 KiB.
+            #expect(
+                state.chunks > 0 && Int64(state.chunks) * (32 << 10) <= length,
+                "\(state.chunks) chunks for \(length) bytes")
+            // Every buffer came back once its chunk was written, and the last ones wait for reuse.
+            #expect(await eventually { queue.buffers.freeCount > 0 })
         }
 
         @Test("cancelling a file transfer paused by its slow sink delivers nothing more, and the transport goes on")

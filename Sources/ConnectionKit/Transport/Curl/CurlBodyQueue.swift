@@ -11,15 +11,19 @@
     /// (`CURL_WRITEFUNC_PAUSE`: the server's data waits in the kernel's socket buffers, TCP backpressure);
     /// the delivery that drains the queue to half the bound asks the loop to resume it.
     final class CurlBodyQueue: Sendable {
-        /// Body bytes that may wait for the sink, per transfer. Enough to keep a disk busy while the
-        /// loop is paused (about 10 ms of a fast disk), small beside a process's footprint.
-        static let bound = 4 << 20
+        /// Body bytes that may wait for the sink, per transfer: enough to keep a disk busy while the loop
+        /// is paused, and small beside a process's footprint. Twice as much bought no speed on a fast disk and
+        /// raised a saved gigabyte's peak memory by the difference (docs/benchmarks.md).
+        static let bound = 2 << 20
 
         /// How many times this queue, full, paused its transfer (for tests: a figure of this transfer's
         /// alone, which no transfer running beside it moves).
         let pauses = Atomic<Int>(0)
         /// The most body bytes that waited in this queue at once (for tests).
         let peakWaitingBytes = Atomic<Int>(0)
+
+        /// The buffers the transfer gathers its body's pieces in, reused once written.
+        let buffers = CurlBodyBuffers()
 
         private let queue = DispatchQueue(label: "ConnectionKit.libcurl.body", target: .global())
         private let waiting = Atomic<Int>(0)
@@ -64,5 +68,44 @@
 
         /// The body bytes waiting in this queue now (for tests).
         var waitingBytes: Int { waiting.load(ordering: .relaxed) }
+    }
+
+    /// The buffers of one transfer's saved body: the loop thread gathers the pieces of an iteration in one
+    /// (``CurlTransfer``), the body queue writes it, and its `Data` hands it back when freed. A buffer used
+    /// again is already mapped and in the cache; a fresh one per piece made the kernel zero new pages and
+    /// the allocator grow and trim its heap for every piece of a download.
+    final class CurlBodyBuffers: @unchecked Sendable {
+        // Safe: `free` is only read or written while `lock` is held; a buffer is owned by one side at a time
+        // (the loop thread gathering, then the `Data` that carries it).
+        /// The size of each buffer: libcurl's receive buffer for a saved body, so one read fits.
+        static let capacity = CurlTransfer.savedBodyReceiveBuffer
+        /// The most free buffers kept for reuse; more are freed as they come back.
+        static let keptFree = 4
+
+        private let lock = NSLock()
+        private var free: [UnsafeMutableRawPointer] = []
+
+        /// A buffer of ``capacity`` bytes, reused if one is free.
+        func take() -> UnsafeMutableRawPointer {
+            let reused = lock.withLock { free.popLast() }
+            return reused ?? .allocate(byteCount: Self.capacity, alignment: 16)
+        }
+
+        /// Takes `buffer` back (from the `Data` that carried it, on whichever thread freed that).
+        func give(_ buffer: UnsafeMutableRawPointer) {
+            let kept = lock.withLock {
+                guard free.count < Self.keptFree else { return false }
+                free.append(buffer)
+                return true
+            }
+            if !kept { buffer.deallocate() }
+        }
+
+        /// How many buffers wait for reuse (for tests).
+        var freeCount: Int { lock.withLock { free.count } }
+
+        deinit {
+            free.forEach { $0.deallocate() }
+        }
     }
 #endif

@@ -21,6 +21,8 @@
         private var live: [ObjectIdentifier: CurlTransfer] = [:]
         /// Held transfers the admission handed to this loop when one of its transfers left.
         private var admitted: [CurlTransfer] = []
+        /// Transfers that gathered pieces of a saved body in this iteration (``CurlTransfer/flushGathered()``).
+        private var gathering: [CurlTransfer] = []
         /// Which of the transport's in-memory loops this is, for ``admission``.
         let index: Int
         /// The in-memory loops' per-host admission (`nil` on the lane of bodies saved to a file).
@@ -105,6 +107,11 @@
                 }
                 startAdmitted()
                 _ = ccurl_multi_perform(multi)
+                // One hand-off per transfer and iteration for what libcurl read, before any ending.
+                if !gathering.isEmpty {
+                    gathering.forEach { $0.flushGathered() }
+                    gathering.removeAll(keepingCapacity: true)
+                }
                 var result: Int32 = 0
                 while let userdata = ccurl_multi_next_done(multi, &result) {
                     // Takes back the +1 of `start`.
@@ -128,6 +135,11 @@
         // waking it.
         deinit {
             ccurl_multi_free(multi)
+        }
+
+        /// On the loop thread, from a write callback: `transfer` gathered pieces to flush after this iteration.
+        func flushAfterIteration(_ transfer: CurlTransfer) {
+            gathering.append(transfer)
         }
 
         /// A transfer left the multi handle (or never got in): its place goes to a held one, if any.
@@ -188,6 +200,7 @@
                 return
             }
             transfer.active = true
+            transfer.loop = self
             live[ObjectIdentifier(transfer)] = transfer
         }
 

@@ -46,6 +46,10 @@
         var active = false
         /// Set before the transfer is posted to the loop.
         var tls = CurlTLSSettings.system
+        /// A saved body's pieces since the loop last flushed them, in one of the body queue's buffers.
+        private var gathered: (buffer: UnsafeMutableRawPointer, count: Int)?
+        /// The loop running the transfer, which flushes its gathered pieces at the end of each iteration.
+        weak var loop: CurlLoop?
         private var bodyDescriptor: Int32 = -1
         private var bodyLength: Int64 = 0
         private var lastReportedUpload: Int64 = -1
@@ -238,6 +242,8 @@
         /// Frees the easy handle and closes the body's file (the handle is out of the multi handle);
         /// no event is delivered afterwards.
         func release() {
+            if let current = gathered, let bodyQueue { bodyQueue.buffers.give(current.buffer) }
+            gathered = nil
             receiver = nil
             if let xfer { ccurl_xfer_free(xfer) }
             xfer = nil
@@ -259,12 +265,46 @@
                 note(receiver.transferDidReceive(bytes: UnsafeRawBufferPointer(start: bytes, count: count)))
                 return count
             }
-            let data = Data(bytes: bytes, count: count)
+            gather(UnsafeRawBufferPointer(start: bytes, count: count), buffers: bodyQueue.buffers)
+            return count
+        }
+
+        /// Adds a piece of a saved body to the pieces gathered in this loop iteration. libcurl hands its
+        /// receive buffer over in pieces of at most 16 KiB: queued one by one, each piece cost a queue hop,
+        /// an allocation and a `write(2)` of its own.
+        private func gather(_ piece: UnsafeRawBufferPointer, buffers: CurlBodyBuffers) {
+            if let current = gathered, current.count + piece.count > CurlBodyBuffers.capacity { flushGathered() }
+            guard piece.count <= CurlBodyBuffers.capacity else { return enqueueBody(Data(piece)) }
+            if gathered == nil {
+                gathered = (buffers.take(), 0)
+                loop?.flushAfterIteration(self)
+            }
+            guard var current = gathered, let base = piece.baseAddress else { return }
+            (current.buffer + current.count).copyMemory(from: base, byteCount: piece.count)
+            current.count += piece.count
+            gathered = current
+            // Without a loop to flush it (never the case for a started transfer), nothing may wait.
+            if loop == nil { flushGathered() }
+        }
+
+        /// Hands the pieces gathered so far to the body queue as one chunk: at the end of the loop iteration
+        /// that brought them, and before any other event of the transfer (the events stay in order).
+        func flushGathered() {
+            guard let current = gathered, let bodyQueue else { return }
+            gathered = nil
+            let buffers = bodyQueue.buffers
+            enqueueBody(
+                Data(
+                    bytesNoCopy: current.buffer, count: current.count,
+                    deallocator: .custom { buffer, _ in buffers.give(buffer) }))
+        }
+
+        private func enqueueBody(_ data: Data) {
+            guard let receiver, let bodyQueue else { return }
             bodyQueue.enqueue(
-                bytes: count,
+                bytes: data.count,
                 { [self] in if !isCancelled { note(receiver.transferDidReceive(data: data)) } },
                 resume: { [self] in transport?.post(.resume(self)) })
-            return count
         }
 
         /// Hands an event without body bytes to the receiver: at once on the loop thread, or after the
@@ -272,6 +312,7 @@
         private func deliver(_ event: @escaping @Sendable (any TransferReceiver) -> Void) {
             guard let receiver else { return }
             guard let bodyQueue else { return event(receiver) }
+            flushGathered()
             bodyQueue.enqueue { [self] in if !isCancelled { event(receiver) } }
         }
 
