@@ -31,11 +31,12 @@
         /// makes room, which then asks for the resume.
         private let pausedForRoom = Atomic<Bool>(false)
 
-        /// On the loop thread, before a chunk is taken: whether there is room for it. `false` means that
-        /// the transfer pauses, and a later drain posts its resume. (The flag is set before the second
-        /// look, so a drain that happens in between either is seen or sees the flag.)
-        func hasRoom() -> Bool {
-            guard waiting.load(ordering: .sequentiallyConsistent) >= Self.bound else { return true }
+        /// On the loop thread, before a chunk is taken: whether there is room for it beside the `gathered`
+        /// bytes the transfer holds for this queue and has not queued yet (they count against the bound as if
+        /// queued). `false` means that the transfer pauses, and a later drain posts its resume. (The flag is
+        /// set before the second look, so a drain that happens in between either is seen or sees the flag.)
+        func hasRoom(besides gathered: Int) -> Bool {
+            guard waiting.load(ordering: .sequentiallyConsistent) + gathered >= Self.bound else { return true }
             pausedForRoom.store(true, ordering: .sequentiallyConsistent)
             guard waiting.load(ordering: .sequentiallyConsistent) <= Self.bound / 2 else {
                 pauses.add(1, ordering: .relaxed)
@@ -46,7 +47,7 @@
         }
 
         /// Queues a chunk of `count` body bytes; `deliver` hands it to the receiver. `resume` runs (on
-        /// the queue) when this delivery made room for a transfer paused by ``hasRoom()``.
+        /// the queue) when this delivery made room for a transfer paused by ``hasRoom(besides:)``.
         func enqueue(
             bytes count: Int, _ deliver: @escaping @Sendable () -> Void, resume: @escaping @Sendable () -> Void
         ) {
@@ -72,8 +73,8 @@
 
     /// The buffers of one transfer's saved body: the loop thread gathers the pieces of an iteration in one
     /// (``CurlTransfer``), the body queue writes it, and its `Data` hands it back when freed. A buffer used
-    /// again is already mapped and in the cache; a fresh one per piece made the kernel zero new pages and
-    /// the allocator grow and trim its heap for every piece of a download.
+    /// again is already mapped and in the cache, where a fresh one per chunk has the kernel zero new pages
+    /// and the allocator grow and trim its heap all through a download.
     final class CurlBodyBuffers: @unchecked Sendable {
         // Safe: `free` is only read or written while `lock` is held; a buffer is owned by one side at a time
         // (the loop thread gathering, then the `Data` that carries it).

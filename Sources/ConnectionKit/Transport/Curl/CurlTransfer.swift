@@ -256,7 +256,7 @@
         fileprivate func received(_ bytes: UnsafeMutablePointer<CChar>, count: Int) -> Int {
             // A short count makes libcurl abort the transfer.
             guard !isCancelled else { return 0 }
-            guard isDemanded, bodyQueue?.hasRoom() ?? true else {
+            guard isDemanded, bodyQueue?.hasRoom(besides: gathered?.count ?? 0) ?? true else {
                 paused = true
                 return ccurl_write_pause()
             }
@@ -269,9 +269,9 @@
             return count
         }
 
-        /// Adds a piece of a saved body to the pieces gathered in this loop iteration. libcurl hands its
-        /// receive buffer over in pieces of at most 16 KiB: queued one by one, each piece cost a queue hop,
-        /// an allocation and a `write(2)` of its own.
+        /// Adds a piece of a saved body to the pieces gathered in this loop iteration. libcurl hands each read
+        /// over in pieces of at most its `CURL_MAX_WRITE_SIZE`, whatever its receive buffer: queued one by one,
+        /// each piece would cost a queue hop, an allocation and a `write(2)` of its own.
         private func gather(_ piece: UnsafeRawBufferPointer, buffers: CurlBodyBuffers) {
             if let current = gathered, current.count + piece.count > CurlBodyBuffers.capacity { flushGathered() }
             guard piece.count <= CurlBodyBuffers.capacity else { return enqueueBody(Data(piece)) }
