@@ -120,7 +120,10 @@ extension AnyConnectionRequest {
                 let progress = TransferProgress(
                     direction: direction, completedBytes: counters.completed, expectedBytes: counters.expected)
                 return (
-                    Report(progress: progress, queue: state.callbackQueue, handler: state.progressHandler), state.client
+                    Report(
+                        progress: progress, last: force || finished, queue: state.callbackQueue,
+                        handler: state.progressHandler),
+                    state.client
                 )
             }
         guard let reported else { return }
@@ -131,7 +134,7 @@ extension AnyConnectionRequest {
         }
         // Asked only when a report is due: the registry's lock is not taken for every chunk.
         if client.wantsProgress {
-            client.notify(.progressed(report.progress), for: self)
+            client.notify(.progressed(report.progress, last: report.last), for: self)
         }
     }
 
@@ -252,6 +255,8 @@ extension AnyConnectionRequest {
     /// A progress report, handed out of the lock.
     private struct Report {
         let progress: TransferProgress
+        /// Whether the report is known to be its direction's last: all the expected bytes, or the transfer over.
+        let last: Bool
         let queue: DispatchQueue
         let handler: (@Sendable (TransferProgress) -> Void)?
     }

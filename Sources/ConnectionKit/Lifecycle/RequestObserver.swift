@@ -13,8 +13,10 @@ enum RequestEvent {
     case willSend(URLRequest)
     /// The final response's body is complete, before it is validated.
     case receivedBody(CompletedBody)
-    /// Bytes moved (rate-limited; reported only while ``ConnectionClient/wantsProgress``).
-    case progressed(TransferProgress)
+    /// Bytes moved (rate-limited; reported only while ``ConnectionClient/wantsProgress``). `last`: the
+    /// direction's last report (all its expected bytes, or the transfer over), which a listener that fell
+    /// behind still gets.
+    case progressed(TransferProgress, last: Bool)
     /// An attempt failed; attempt number `attempt` starts after `after` seconds.
     case retried(attempt: Int, after: TimeInterval, error: ConnectionError)
     /// The run ended (after a saved file was committed): the one description of an ending, from which

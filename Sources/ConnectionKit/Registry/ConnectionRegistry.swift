@@ -83,7 +83,8 @@ public final class ConnectionRegistry: Sendable {
 
     /// A new stream of every request's events from now on. Any number of listeners may listen;
     /// none can slow requests down: a listener that falls more than ``eventBufferLimit`` progress
-    /// events behind misses progress events, never start, retry or end events. The stream ends
+    /// events behind misses progress events, never start, retry or end events, nor a direction's last
+    /// progress report (all its bytes, or the transfer over). The stream ends
     /// (and stops buffering) when the listening task is cancelled or the stream and its iterator
     /// are released, e.g. after `break` out of a `for await` loop.
     public var events: AsyncStream<ConnectionEvent> {
@@ -110,13 +111,16 @@ public final class ConnectionRegistry: Sendable {
         return (stream, id)
     }
 
-    /// Progress events kept per listener before further ones are dropped. 256.
+    /// Progress events kept per listener before further ones (except a direction's last) are dropped. 256.
     public static let eventBufferLimit = 256
 
     // MARK: - Internal
 
     /// The keys of the current listeners.
     var listenerIDs: Set<UUID> { state.withLock { Set($0.listeners.keys) } }
+
+    /// The listener whose key is `id`, while it listens.
+    func listener(_ id: UUID) -> EventListener? { state.withLock { $0.listeners[id] } }
 
     /// Whether anybody listens to events (checked before building one).
     var hasListeners: Bool { state.withLock { !$0.listeners.isEmpty } }
@@ -170,13 +174,14 @@ extension ConnectionRegistry: RequestObserver {
         switch event {
         case .willSend, .receivedBody: return
         case .started: kind = .started
-        case .progressed(let progress): kind = .progressed(progress)
+        case .progressed(let progress, _): kind = .progressed(progress)
         case .retried(let attempt, let delay, let error): kind = .retried(attempt: attempt, delay: delay, error: error)
         case .ended(.success): kind = .finished(statusCode: snapshot.statusCode)
         case .ended(.failure(let error)): kind = .failed(error)
         case .ended(.cancelled): kind = .cancelled
         }
+        let last = if case .progressed(_, last: true) = event { true } else { false }
         let event = ConnectionEvent(kind: kind, snapshot: snapshot, date: Date())
-        listeners.forEach { $0.push(event) }
+        listeners.forEach { $0.push(event, last: last) }
     }
 }

@@ -1,8 +1,8 @@
 import Foundation
 
-/// One listener's queue of events: start, retry and end events are always kept; progress events
-/// beyond ``ConnectionRegistry/eventBufferLimit`` waiting are dropped, so a slow listener never
-/// slows a request or grows without bound on progress.
+/// One listener's queue of events: start, retry and end events are always kept, and so is each
+/// direction's last progress report; other progress events beyond ``ConnectionRegistry/eventBufferLimit``
+/// waiting are dropped, so a slow listener never slows a request or grows without bound on progress.
 final class EventListener: Sendable {
     private struct State {
         var queue: [ConnectionEvent] = []
@@ -14,7 +14,11 @@ final class EventListener: Sendable {
 
     private let state = Locked(State())
 
-    func push(_ event: ConnectionEvent) {
+    /// Queues `event` for the listener. A progress event finds room only while fewer than
+    /// ``ConnectionRegistry/eventBufferLimit`` wait, unless it is its direction's `last`: a listener that
+    /// fell behind still learns that the bytes were complete (such reports are few, one per direction
+    /// and attempt, like the end events).
+    func push(_ event: ConnectionEvent, last: Bool = false) {
         let waiter: CheckedContinuation<ConnectionEvent?, Never>? = state.withLock { state in
             guard !state.closed else { return nil }
             if let waiter = state.waiter {
@@ -22,7 +26,7 @@ final class EventListener: Sendable {
                 return waiter
             }
             if case .progressed = event.kind {
-                guard state.pendingProgress < ConnectionRegistry.eventBufferLimit else { return nil }
+                guard last || state.pendingProgress < ConnectionRegistry.eventBufferLimit else { return nil }
                 state.pendingProgress += 1
             }
             state.queue.append(event)

@@ -122,7 +122,7 @@ final class RetryProbe: Probe, @unchecked Sendable {  // Safe: no state of its o
         #expect(a.map(\.kind.name) == b.map(\.kind.name))
     }
 
-    @Test func aSlowListenerDropsProgressEventsNeverOthers() async {
+    @Test func aSlowListenerDropsProgressEventsButNeverALastReportOrOtherEvents() async {
         let listener = EventListener()
         let snapshot = ConnectionSnapshot(
             identifier: UUID(), typeName: "EventProbe", method: "GET", redactedURL: nil, state: .running,
@@ -133,13 +133,53 @@ final class RetryProbe: Probe, @unchecked Sendable {  // Safe: no state of its o
             let progress = TransferProgress(direction: .download, completedBytes: Int64(index), expectedBytes: nil)
             listener.push(ConnectionEvent(kind: .progressed(progress), snapshot: snapshot, date: Date()))
         }
+        // The direction's last report, pushed while the buffer is full, is kept all the same.
+        let last = TransferProgress(direction: .download, completedBytes: 1000, expectedBytes: 1000)
+        listener.push(ConnectionEvent(kind: .progressed(last), snapshot: snapshot, date: Date()), last: true)
         listener.push(ConnectionEvent(kind: .cancelled, snapshot: snapshot, date: Date()))
         listener.close()
-        var names: [String] = []
-        while let event = await listener.next() { names.append(event.kind.name) }
+        var events: [ConnectionEvent] = []
+        while let event = await listener.next() { events.append(event) }
+        let names = events.map(\.kind.name)
         #expect(names.first == "started")
         #expect(names.last == "cancelled")
-        #expect(names.filter { $0 == "progressed" }.count == ConnectionRegistry.eventBufferLimit)
+        #expect(names.filter { $0 == "progressed" }.count == ConnectionRegistry.eventBufferLimit + 1)
+        let lastSeen = events.dropLast().last.flatMap { event -> Int64? in
+            if case .progressed(let progress) = event.kind { return progress.completedBytes }
+            return nil
+        }
+        #expect(lastSeen == 1000, "the last report, after the 256 kept")
+    }
+
+    @Test func aListenerThatFellBehindStillGetsTheReportOfTheLastBytes() async throws {
+        let server = try TestServer.started()
+        defer { server.stop() }
+        let body = Data(repeating: 0x62, count: 32 * 1024)
+        server.route("/bytes") { _ in TestResponse(body: .drip(body, chunkSize: 4 * 1024, interval: 0.01)) }
+        let (stream, id) = ConnectionRegistry.shared.makeEventStream()
+        let listener = try #require(ConnectionRegistry.shared.listener(id))
+        // The listener has not read a thing: its buffer is full of another request's progress.
+        let filler = ConnectionSnapshot(
+            identifier: UUID(), typeName: "Filler", method: "GET", redactedURL: nil, state: .running,
+            dateStarted: Date(), elapsed: 0, bytesSent: 0, bytesExpectedToSend: nil, bytesReceived: 0,
+            bytesExpectedToReceive: nil, attempt: 1, statusCode: nil)
+        for index in 0..<ConnectionRegistry.eventBufferLimit {
+            let progress = TransferProgress(direction: .download, completedBytes: Int64(index), expectedBytes: nil)
+            listener.push(ConnectionEvent(kind: .progressed(progress), snapshot: filler, date: Date()))
+        }
+        let request = EventProbe(server.url("/bytes"))
+        let endings = EndingRecorder()
+        endings.track(request)
+        request.start()
+        guard endings.wait() else { return }
+        var downloads: [Int64] = []
+        for await event in stream where event.snapshot.identifier == request.identifier {
+            if case .progressed(let progress) = event.kind, progress.direction == .download {
+                downloads.append(progress.completedBytes)
+            }
+            if event.kind.isEnd { break }
+        }
+        #expect(downloads == [Int64(body.count)], "only the report of the last bytes finds room")
     }
 
     @Test func aListenerThatStopsListeningIsForgotten() async throws {
