@@ -82,6 +82,9 @@ import Testing
             #expect(CurlTransfer.hostKey(of: URL(string: "HTTPS://user:pw@Example.COM/x")) == "https://example.com")
             #expect(CurlTransfer.hostKey(of: URL(string: "http://[::1]:81?q")) == "http://[::1]:81")
             #expect(CurlTransfer.hostKey(of: URL(string: "http://h.test#f")) == "http://h.test")
+            #expect(
+                CurlTransfer.hostKey(of: URL(string: "HTTP://BÜCHER.Example:8080/a"))
+                    == CurlTransfer.hostKey(of: URL(string: "http://bücher.example:8080/b")))
         }
 
         /// A host's idle connection keeps its requests: sequential requests to one server stay on the loop

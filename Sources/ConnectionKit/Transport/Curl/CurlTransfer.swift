@@ -58,6 +58,8 @@
         private var status = 0
         private var httpVersion = "HTTP/1.1"
         private var fields: [(name: String, value: String)] = []
+        /// The field lines a head is expected to have; more only grow the list.
+        private static let usualFieldCount = 16
         private var inHeaderBlock = false
         /// Set once the blank line that ends a final (non-1xx) header block arrived: only then is there a response.
         private var response: TransportResponse?
@@ -111,7 +113,25 @@
                 ?? utf8.endIndex
             var authorityStart = start
             if let at = utf8[start..<end].lastIndex(of: UInt8(ascii: "@")) { authorityStart = utf8.index(after: at) }
-            return (text[..<colon] + "://" + text[authorityStart..<end]).lowercased()
+            let scheme = utf8[..<colon]
+            let authority = utf8[authorityStart..<end]
+            guard scheme.allSatisfy({ $0 < 0x80 }), authority.allSatisfy({ $0 < 0x80 }) else {
+                return (text[..<colon] + "://" + text[authorityStart..<end]).lowercased()
+            }
+            // ASCII, folded as it is copied: one String where joining, then lowercasing, made two.
+            return String(unsafeUninitializedCapacity: scheme.count + 3 + authority.count) { key in
+                var count = 0
+                func append(_ part: Substring.UTF8View) {
+                    for byte in part {
+                        key[count] = (0x41...0x5A).contains(byte) ? byte | 0x20 : byte
+                        count += 1
+                    }
+                }
+                append(scheme)
+                append("://".utf8[...])
+                append(authority)
+                return count
+            }
         }
 
         var isCancelled: Bool { cancelled.load(ordering: .acquiring) }
@@ -212,6 +232,9 @@
                 return URLError(.unknown, userInfo: [NSLocalizedDescriptionKey: "libcurl: \(reason)"])
             }
             xfer = handle
+            // libcurl reads these options only for an https origin (a proxy's are the `PROXY_` ones, which
+            // these are not): a plain-http transfer skips copying them.
+            if let scheme = request.url?.scheme, ResponseHead.name(scheme, is: "http") { return nil }
             return tls.apply(to: handle)
         }
 
@@ -342,7 +365,9 @@
             }
             if raw.starts(with: "HTTP/".utf8) {
                 (httpVersion, status) = Self.statusLine(raw)
-                fields = []
+                // One allocation for a head of ordinary size, where growing from empty took four.
+                fields.removeAll(keepingCapacity: true)
+                fields.reserveCapacity(Self.usualFieldCount)
                 inHeaderBlock = true
                 response = nil
             } else if length == 0 {
