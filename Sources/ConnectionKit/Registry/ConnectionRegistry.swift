@@ -171,16 +171,16 @@ extension ConnectionRegistry: RequestObserver {
         guard !listeners.isEmpty else { return }
         let snapshot = request.makeSnapshot()
         let kind: ConnectionEvent.Kind
+        var last = false
         switch event {
         case .willSend, .receivedBody: return
         case .started: kind = .started
-        case .progressed(let progress, _): kind = .progressed(progress)
+        case .progressed(let progress, let isLast): (kind, last) = (.progressed(progress), isLast)
         case .retried(let attempt, let delay, let error): kind = .retried(attempt: attempt, delay: delay, error: error)
         case .ended(.success): kind = .finished(statusCode: snapshot.statusCode)
         case .ended(.failure(let error)): kind = .failed(error)
         case .ended(.cancelled): kind = .cancelled
         }
-        let last = if case .progressed(_, last: true) = event { true } else { false }
         let event = ConnectionEvent(kind: kind, snapshot: snapshot, date: Date())
         listeners.forEach { $0.push(event, last: last) }
     }

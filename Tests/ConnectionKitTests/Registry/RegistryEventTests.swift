@@ -122,12 +122,17 @@ final class RetryProbe: Probe, @unchecked Sendable {  // Safe: no state of its o
         #expect(a.map(\.kind.name) == b.map(\.kind.name))
     }
 
-    @Test func aSlowListenerDropsProgressEventsButNeverALastReportOrOtherEvents() async {
-        let listener = EventListener()
-        let snapshot = ConnectionSnapshot(
-            identifier: UUID(), typeName: "EventProbe", method: "GET", redactedURL: nil, state: .running,
+    /// A running GET of class `typeName`, as the events of a listener fed by hand carry it.
+    private func runningSnapshot(typeName: String) -> ConnectionSnapshot {
+        ConnectionSnapshot(
+            identifier: UUID(), typeName: typeName, method: "GET", redactedURL: nil, state: .running,
             dateStarted: Date(), elapsed: 0, bytesSent: 0, bytesExpectedToSend: nil, bytesReceived: 0,
             bytesExpectedToReceive: nil, attempt: 1, statusCode: nil)
+    }
+
+    @Test func aSlowListenerDropsProgressEventsButNeverALastReportOrOtherEvents() async {
+        let listener = EventListener()
+        let snapshot = runningSnapshot(typeName: "EventProbe")
         listener.push(ConnectionEvent(kind: .started, snapshot: snapshot, date: Date()))
         for index in 0..<1000 {
             let progress = TransferProgress(direction: .download, completedBytes: Int64(index), expectedBytes: nil)
@@ -159,10 +164,7 @@ final class RetryProbe: Probe, @unchecked Sendable {  // Safe: no state of its o
         let (stream, id) = ConnectionRegistry.shared.makeEventStream()
         let listener = try #require(ConnectionRegistry.shared.listener(id))
         // The listener has not read a thing: its buffer is full of another request's progress.
-        let filler = ConnectionSnapshot(
-            identifier: UUID(), typeName: "Filler", method: "GET", redactedURL: nil, state: .running,
-            dateStarted: Date(), elapsed: 0, bytesSent: 0, bytesExpectedToSend: nil, bytesReceived: 0,
-            bytesExpectedToReceive: nil, attempt: 1, statusCode: nil)
+        let filler = runningSnapshot(typeName: "Filler")
         for index in 0..<ConnectionRegistry.eventBufferLimit {
             let progress = TransferProgress(direction: .download, completedBytes: Int64(index), expectedBytes: nil)
             listener.push(ConnectionEvent(kind: .progressed(progress), snapshot: filler, date: Date()))

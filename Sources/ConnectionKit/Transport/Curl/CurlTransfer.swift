@@ -234,7 +234,7 @@
             xfer = handle
             // libcurl reads these options only for an https origin (a proxy's are the `PROXY_` ones, which
             // these are not): a plain-http transfer skips copying them.
-            if let scheme = request.url?.scheme, ResponseHead.name(scheme, is: "http") { return nil }
+            if request.url?.scheme?.lowercased() == "http" { return nil }
             return tls.apply(to: handle)
         }
 
