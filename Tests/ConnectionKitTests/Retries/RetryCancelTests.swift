@@ -31,6 +31,9 @@ final class CancelsInDecision: RetryingRequest, @unchecked Sendable {
 /// Cancels itself while the idle timer of its first attempt is being armed.
 final class CancelsWhileArming: RetryingRequest, @unchecked Sendable {
     private let reads = Counter()
+    /// Holds the server's answer until the cancel: the transfer cannot end before the timer is armed, however
+    /// slow the machine.
+    let answer = OpenableGate(timeout: 10)
     /// Whether the cancelling read came after the transfer began, i.e. from the arming of the idle timer
     /// (`nil` until that read): the test is only about that race if it did.
     let cancelledAfterTransferBegan = Locked<Bool?>(nil)
@@ -41,6 +44,7 @@ final class CancelsWhileArming: RetryingRequest, @unchecked Sendable {
             let began = transferBegan(self)
             cancelledAfterTransferBegan.withLock { $0 = began }
             cancel()
+            answer.open()
         }
         return 5
     }
@@ -104,8 +108,12 @@ final class CancelsWhileArmingDeadline: RetryingRequest, @unchecked Sendable {
     @Test func cancelWhileTheIdleTimerIsArmedDoesNotTrap() throws {
         let server = try TestServer.started()
         defer { server.stop() }
-        server.route("/ok") { _ in .text("ok") }
         let request = CancelsWhileArming(server.url("/ok"))
+        defer { request.answer.open() }
+        server.route("/ok") { _ in
+            request.answer.pass()
+            return .text("ok")
+        }
         let ending = run(request)
         #expect(ending?.error?.isCancelled == true)
         #expect(request.cancelledAfterTransferBegan.withLock { $0 } == true, "the cancel came from the arming")
