@@ -27,13 +27,14 @@ struct OfflineDeliveryTests {
         queue.deliveredHandler = { operation, _ in delivered.append(operation) }
 
         let texts = (0..<5).map { "note-\($0)" }
-        for text in texts {
+        for (index, text) in texts.enumerated() {
             let request = PostNote(base: base, text: text)
             request.callbackQueue = DispatchQueue(label: "OfflineDeliveryTests")
             request.failureHandler = { error in failures.append("\(error)") }
             request.start(via: queue) { operation in queued.append(operation) }
-            // One at a time, so the queue order is the order the app wrote them in.
-            queued.wait(for: queued.all.count + 1)
+            // One at a time, so the queue order is the order the app wrote them in. The count to wait for
+            // is fixed before the start: `onOffline` may run before `start(via:)` returns.
+            queued.wait(for: index + 1)
         }
         #expect(failures.all.isEmpty)
         #expect(queued.all.count == 5)
