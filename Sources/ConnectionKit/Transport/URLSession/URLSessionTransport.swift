@@ -39,6 +39,7 @@ final class URLSessionTransport: Transport {
 
     /// `savesBodiesToFile`: the session of bodies saved to a file, whose delegate queue holds URLSession
     /// back while it is full (``BoundedDelegateQueue``, on Linux only: Apple's URLSession buffers on its own).
+    /// The session for bodies kept in memory gets a ``SerialDelegateQueue`` on Linux.
     init(
         configuration: URLSessionConfiguration = URLSessionTransport.defaultConfiguration(),
         bodiesToFile: URLSessionTransport? = nil, savesBodiesToFile: Bool = false
@@ -54,9 +55,10 @@ final class URLSessionTransport: Transport {
 
     private static func makeDelegateQueue(savesBodiesToFile: Bool) -> OperationQueue {
         #if canImport(FoundationNetworking)
-            if savesBodiesToFile { return BoundedDelegateQueue() }
+            return savesBodiesToFile ? BoundedDelegateQueue() : SerialDelegateQueue()
+        #else
+            return OperationQueue()
         #endif
-        return OperationQueue()
     }
 
     /// Ephemeral, no cookie jar, no cache, 64 connections per host (Linux defaults to 6),
