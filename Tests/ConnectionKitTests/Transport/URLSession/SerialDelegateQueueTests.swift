@@ -9,12 +9,18 @@
     struct SerialDelegateQueueTests {
         /// What the calls saw: the order they ran in, and whether one started while another was running.
         final class Runs: @unchecked Sendable {
-            // Safe: every stored property is only touched under `lock`.
+            // Safe: every stored property but `count` is only touched under `lock`.
             private let lock = NSLock()
             private var order: [Int] = []
             private var running = 0
             private var overlaps = 0
-            private var waiter: (count: Int, resume: CheckedContinuation<Void, Never>)?
+            private var allRan: (@Sendable () -> Void)?
+            /// How many calls the test hands over.
+            let count: Int
+
+            init(count: Int) {
+                self.count = count
+            }
 
             func enter() {
                 lock.withLock {
@@ -24,44 +30,34 @@
             }
 
             func leave(_ index: Int) {
-                let done = lock.withLock {
+                let signal = lock.withLock {
                     running -= 1
                     order.append(index)
-                    return waiter.map { order.count >= $0.count } ?? false
+                    return order.count == count ? allRan : nil
                 }
-                if done { resumeWaiter() }
+                signal?()
             }
 
-            /// Returns once `count` calls ran, or after `timeout` seconds, with the order and the overlaps.
+            /// Returns once all `count` calls ran, or after `timeout` seconds, with the order and the overlaps.
             /// Awaits rather than blocks: a blocked test thread would leave libdispatch fewer threads to
             /// overlap calls with, and the test could not see the overlap it is about.
-            func finished(_ count: Int, timeout: TimeInterval) async -> (order: [Int], overlaps: Int) {
-                await withCheckedContinuation { continuation in
+            func finished(timeout: TimeInterval) async -> (order: [Int], overlaps: Int) {
+                _ = await waitForSignal(timeout: timeout) { signal in
                     let ran = lock.withLock {
-                        if order.count < count { waiter = (count, continuation) }
+                        allRan = signal
                         return order.count >= count
                     }
-                    if ran { return continuation.resume() }
-                    DispatchQueue.global().asyncAfter(deadline: .now() + timeout) { self.resumeWaiter() }
+                    if ran { signal() }
                 }
                 return lock.withLock { (order, overlaps) }
-            }
-
-            /// Resumes the waiter, once.
-            private func resumeWaiter() {
-                let waiting = lock.withLock {
-                    defer { waiter = nil }
-                    return waiter
-                }
-                waiting?.resume.resume()
             }
         }
 
         @Test("calls handed over from another thread run in that order, never two at once")
         func callsRunInOrderOneAtATime() async {
             let queue = SerialDelegateQueue()
-            let runs = Runs()
             let count = 5_000
+            let runs = Runs(count: count)
             // The role of URLSession's work thread.
             Thread.detachNewThread {
                 for index in 0..<count {
@@ -75,7 +71,7 @@
                     }
                 }
             }
-            let seen = await runs.finished(count, timeout: 60)
+            let seen = await runs.finished(timeout: 60)
             #expect(seen.order.count == count)
             let outOfOrder = seen.order.indices.first { seen.order[$0] != $0 }
             let misplaced = outOfOrder.map { "position \($0) holds call \(seen.order[$0])" } ?? ""
