@@ -22,6 +22,10 @@
 //            and prints `ANSWER <body>`, `PROGRESS <completed> <expected>` and `GROWTH <KiB>`: the peak resident
 //            size during the second upload over the resident size before it (see MultipartUpload.swift), or
 //            `ERROR <error>`.
+//        ChildProcessHelper awaited-endings <base url> urlSession|libcurl shared|own
+//            Awaits with `value()` a run that ends in each way a run can end (see AwaitedEndings.swift) on the
+//            shared client (its default transport set to the one named) or on a client of its own on it,
+//            printing `START <path>` and `ENDED <path> <result>` for each.
 //        ChildProcessHelper share-http-cache <folder> <fill byte> <count>
 //            After `READY` and a line on stdin, stores and looks up <count> responses of one URL in an HTTPCache
 //            on <folder> (see CacheSharing.swift), printing `LOG <line>` for each log line and `DONE <torn>`.
@@ -37,6 +41,17 @@ import Foundation
 #elseif canImport(Darwin)
     import Darwin
 #endif
+
+/// Runs `body` in a task while the main thread waits on a semaphore, as a tool whose main thread is not a
+/// dispatch loop does: nothing serves the main queue meanwhile.
+func runBlockingMain(_ body: @escaping @Sendable () async -> Void) {
+    let done = DispatchSemaphore(value: 0)
+    Task.detached {
+        await body()
+        done.signal()
+    }
+    done.wait()
+}
 
 func fail(_ message: String) -> Never {
     FileHandle.standardError.write(Data("ChildProcessHelper: \(message)\n".utf8))
@@ -76,38 +91,65 @@ case "get-over-libcurl":
     guard arguments.count == 2, let url = URL(string: arguments[arguments.startIndex + 1]) else {
         fail("get-over-libcurl <url>")
     }
-    do {
-        ConnectionTransport.default = try .libcurl()
-        let request = BasicConnectionRequest(request: URLRequest(url: url))
-        _ = try await request.value()
-        let metrics = request.metrics.last
-        let remote = "\(metrics?.remoteAddress ?? "-"):\(metrics?.remotePort.map(String.init) ?? "-")"
-        let status = request.urlResponse?.statusCode ?? 0
-        FileHandle.standardOutput.write(Data("STATUS \(status)\nREMOTE \(remote)\n".utf8))
-    } catch {
-        FileHandle.standardOutput.write(Data("ERROR \(error)\n".utf8))
+    runBlockingMain {
+        do {
+            ConnectionTransport.default = try .libcurl()
+            let request = BasicConnectionRequest(request: URLRequest(url: url))
+            _ = try await request.value()
+            let metrics = request.metrics.last
+            let remote = "\(metrics?.remoteAddress ?? "-"):\(metrics?.remotePort.map(String.init) ?? "-")"
+            let status = request.urlResponse?.statusCode ?? 0
+            FileHandle.standardOutput.write(Data("STATUS \(status)\nREMOTE \(remote)\n".utf8))
+        } catch {
+            FileHandle.standardOutput.write(Data("ERROR \(error)\n".utf8))
+        }
     }
 case "shutdown-shared":
     let rest = Array(arguments.dropFirst())
     guard rest.count == 2, let url = URL(string: rest[0]), let count = Int(rest[1]) else {
         fail("shutdown-shared <url> <count>")
     }
-    await SharedShutdown.run(url: url, count: count)
+    runBlockingMain { await SharedShutdown.run(url: url, count: count) }
 case "save-to-file":
     let rest = Array(arguments.dropFirst())
     guard rest.count == 5, let url = URL(string: rest[0]), let warmUp = URL(string: rest[1]) else {
         fail("save-to-file <url> <warm-up url> <destination> <sha256> urlSession|libcurl")
     }
     let transport = transport(named: rest[4])
-    await SaveToFile.run(
-        url: url, warmUp: warmUp, destination: URL(fileURLWithPath: rest[2]), digest: rest[3], transport: transport)
+    runBlockingMain {
+        await SaveToFile.run(
+            url: url, warmUp: warmUp, destination: URL(fileURLWithPath: rest[2]), digest: rest[3],
+            transport: transport)
+    }
 case "multipart-upload":
     let rest = Array(arguments.dropFirst())
     guard rest.count == 4, let url = URL(string: rest[0]), let warmUp = URL(string: rest[1]) else {
         fail("multipart-upload <url> <warm-up url> <file> urlSession|libcurl")
     }
     let transport = transport(named: rest[3])
-    await MultipartUpload.run(url: url, warmUp: warmUp, file: URL(fileURLWithPath: rest[2]), transport: transport)
+    runBlockingMain {
+        await MultipartUpload.run(url: url, warmUp: warmUp, file: URL(fileURLWithPath: rest[2]), transport: transport)
+    }
+case "awaited-endings":
+    let rest = Array(arguments.dropFirst())
+    guard rest.count == 3, let base = URL(string: rest[0]), ["shared", "own"].contains(rest[2]) else {
+        fail("awaited-endings <base url> urlSession|libcurl shared|own")
+    }
+    let chosen = transport(named: rest[1])
+    let client: ConnectionClient
+    if rest[2] == "shared" {
+        ConnectionTransport.default = chosen
+        client = .shared
+    } else if rest[1] == "libcurl" {
+        do {
+            client = try ConnectionClient(transport: .libcurl, label: "awaited")
+        } catch {
+            fail("libcurl cannot be loaded: \(error)")
+        }
+    } else {
+        client = ConnectionClient(label: "awaited")
+    }
+    runBlockingMain { await AwaitedEndings.run(paths: .init(base: base), client: client) }
 case "share-http-cache":
     let rest = Array(arguments.dropFirst())
     guard rest.count == 3, let fill = UInt8(rest[1]), let count = Int(rest[2]) else {

@@ -23,7 +23,7 @@ extension AnyConnectionRequest {
             // Off the refresher's task (the next attempt may assemble a large multipart body) and off the
             // caller's stack (the outcome may be known at once).
             guard let self else { return }
-            runClient.processingQueue.async {
+            process(run: run, on: runClient.processingQueue) {
                 switch result {
                 case .success:
                     self.resumeAttempts(after: .refreshEnded(run))

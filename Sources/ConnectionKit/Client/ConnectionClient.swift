@@ -33,21 +33,19 @@ public final class ConnectionClient: Sendable, CustomStringConvertible {
         case libcurl
     }
 
-    /// Where a run's ending (``ConnectionRequest/handleResultObject(_:)`` or
-    /// ``AnyConnectionRequest/handleConnectionError(_:)``, the handler either calls, and the end of
-    /// ``ConnectionRequest/value()``) is delivered. See <doc:client#Delivery-without-a-thread-crossing>.
+    /// Where the ending of a run started with ``AnyConnectionRequest/start()`` is delivered
+    /// (``ConnectionRequest/handleResultObject(_:)`` or ``AnyConnectionRequest/handleConnectionError(_:)``,
+    /// and the handler either calls). A run awaited with ``ConnectionRequest/value()`` always ends in the
+    /// awaiting task, whatever the delivery. See <doc:handlers-and-async#Where-your-code-runs>.
     public enum Delivery: Sendable, Equatable {
         /// On the request's ``AnyConnectionRequest/callbackQueue`` (`.main` unless set), as the original:
         /// for handlers that touch the user interface.
         case callbackQueue
-        /// Where the response was parsed, without crossing to `callbackQueue`: in the task that awaits
-        /// ``ConnectionRequest/value()``, which then runs its run's processing (validation, parsing, the
-        /// ending) itself, or else on a processing-queue thread. For a service that awaits `value()`: one
-        /// thread crossing per request instead of three. Never on a transport's thread, nor inside `start()`
-        /// or `cancel()`: an ending that happens there (a cancel, a timeout, a failure before any transfer)
-        /// still goes to `callbackQueue`, as does every ending of a request with a
-        /// ``AnyConnectionRequest/progressHandler`` or of a ``StreamingConnectionRequest``, whose earlier
-        /// events wait there and must come first.
+        /// On the processing-queue thread that parsed the response, without crossing to `callbackQueue`.
+        /// Never on a transport's thread, nor inside `start()` or `cancel()`: an ending that happens there (a
+        /// cancel, a timeout, a failure before any transfer) still goes to `callbackQueue`, as does every
+        /// ending of a request with a ``AnyConnectionRequest/progressHandler`` or of a
+        /// ``StreamingConnectionRequest``, whose earlier events wait there and must come first.
         case immediate
     }
 
@@ -81,8 +79,8 @@ public final class ConnectionClient: Sendable, CustomStringConvertible {
     /// overridden, and its ``AnyConnectionRequest/cachePolicy`` says how it is used. See <doc:caching>.
     public let httpCache: HTTPCache?
 
-    /// Where the ending of each of this client's runs is delivered, given to `init`: ``Delivery/callbackQueue``
-    /// (the default, and always for ``shared``) or ``Delivery/immediate``.
+    /// Where the ending of each of this client's runs started with `start()` is delivered, given to `init`:
+    /// ``Delivery/callbackQueue`` (the default, and always for ``shared``) or ``Delivery/immediate``.
     public let delivery: Delivery
 
     /// The requests' observers, in the order they hear an event (see `RequestObserver`).

@@ -52,37 +52,64 @@ extension AnyConnectionRequest {
         }
         client.registry.unregister(self, run: closing.run)
         client.notify(.ended(outcome), for: self)
-        let (waiters, queue, ordered): ([Waiter], DispatchQueue, Bool) = storage.withLock { state in
+        let (waiters, queue, ordered, target): ([Waiter], DispatchQueue, Bool, RunDelivery?) = storage.withLock {
+            state in
             let (mine, others) = state.waiters.partitioned { $0.run == closing.run }
             state.waiters = others
-            return (mine, state.callbackQueue, state.progressHandler != nil)
+            return (mine, state.callbackQueue, state.progressHandler != nil, state.delivery(of: closing.run))
         }
         let (ended, run) = (outcome, closing.run)
-        // Immediate delivery skips the hop only where the ending is already processing work (a processing
-        // queue, or the awaiting `value()` caller's task), and only when no earlier event of the run
-        // (progress, streamed elements) waits on the callback queue.
-        let inPlace = client.delivery == .immediate && !ordered && !isStreaming && ConnectionQueues.isProcessing
-        // A transfer that completed handed its body over: nothing is left to drop, so the ending goes
-        // to the callback queue in one hop instead of two (the common path of every success).
-        guard let context = closing.transfer?.context, !context.abandonIfEmpty() else {
-            // Counted as ended only once the ending is queued: a shutdown that returns has every ending
-            // on its callback queue, so a `sync {}` on that queue sees each handler run. In place, it is
-            // counted first, so that a handler that shuts the client down does not wait for itself.
-            if inPlace {
-                client.runEnded()
-                deliver(ended, of: run, waiters: waiters, client: client)
-            } else {
-                queue.async { self.deliver(ended, of: run, waiters: waiters, client: client) }
-                client.runEnded()
+        // A transfer that completed handed its body over: nothing is left to drop (the common path of every
+        // success). Dropping a body saved to file (waiting out a write, closing, unlinking hundreds of MB)
+        // took 16-300 ms under disk load in FileBench: `cancel()` must return at once, and the handler must
+        // still run only once the temporary file is gone.
+        let leftBody = (closing.transfer?.context).flatMap { $0.abandonIfEmpty() ? nil : $0 }
+        let deliver: @Sendable () -> Void = { self.deliver(ended, of: run, waiters: waiters, client: client) }
+        // Counted as ended only once the ending is queued: a shutdown that returns has every ending on its
+        // way, so a `sync {}` on the callback queue sees each handler run.
+        switch target {
+        case .awaitingTask(let inbox)?:
+            // The inbox takes it: it closes only once this ending has resolved the run's result.
+            let work: @Sendable () -> Void = {
+                leftBody?.abandon()
+                deliver()
             }
+            if !inbox.post(work) { queue.async(execute: work) }
+        case .ownQueue(let own)?:
+            own.async {
+                leftBody?.abandon()
+                deliver()
+            }
+        case nil:
+            deliverToCallbackQueue(
+                deliver, queue: queue, leftBody: leftBody,
+                inPlace: client.delivery == .immediate && !ordered && !isStreaming && ConnectionQueues.isProcessing,
+                client: client)
             return
         }
-        // Dropping a body saved to file (waiting out a write, closing, unlinking hundreds of MB)
-        // took 16-300 ms under disk load in FileBench: `cancel()` must return at once, and the
-        // handler must still run only once the temporary file is gone.
-        client.processingQueue.async {
-            context.abandon()
-            queue.async { self.deliver(ended, of: run, waiters: waiters, client: client) }
+        client.runEnded()
+    }
+
+    /// Delivers the ending of a run started with `start()` on `queue`, or in place under immediate delivery
+    /// where the ending is already processing work (a processing queue) and no earlier event of the run
+    /// (progress, streamed elements) waits on the callback queue. A body to drop is dropped on the
+    /// processing queue first, off the caller's thread.
+    private func deliverToCallbackQueue(
+        _ deliver: @escaping @Sendable () -> Void, queue: DispatchQueue, leftBody: TransferContext?, inPlace: Bool,
+        client: ConnectionClient
+    ) {
+        if let leftBody {
+            client.processingQueue.async {
+                leftBody.abandon()
+                queue.async(execute: deliver)
+                client.runEnded()
+            }
+        } else if inPlace {
+            // Counted first, so that a handler that shuts the client down does not wait for itself.
+            client.runEnded()
+            deliver()
+        } else {
+            queue.async(execute: deliver)
             client.runEnded()
         }
     }

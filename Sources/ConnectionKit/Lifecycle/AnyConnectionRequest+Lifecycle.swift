@@ -14,10 +14,11 @@ extension AnyConnectionRequest {
     }
 
     /// Starts a run, or joins the one in progress; `waiter` (if any) gets that run's ending. With
-    /// `alreadyCancelled`, a new run ends cancelled before its first attempt, so nothing is sent. A new
-    /// run of a client that delivers immediately hands its processing work to `inbox` (see ``RunInbox``).
+    /// `alreadyCancelled`, a new run ends cancelled before its first attempt, so nothing is sent. A new run
+    /// started for a task that awaits it delivers as `delivery` says instead of on `callbackQueue`; a run
+    /// joined keeps its own delivery.
     func start(
-        waiter: (@Sendable (Result<any Sendable, any Error>) -> Void)?, inbox: RunInbox? = nil,
+        waiter: (@Sendable (Result<any Sendable, any Error>) -> Void)?, delivery: RunDelivery? = nil,
         alreadyCancelled: Bool = false
     ) {
         let client = self.client
@@ -28,7 +29,7 @@ extension AnyConnectionRequest {
                 state.beginRun()
                 state.client = client
                 if let waiter { state.waiters.append(Waiter(run: run, resume: waiter)) }
-                state.inbox = client.delivery == .immediate ? inbox.map { (run, $0) } : nil
+                state.delivery = delivery.map { (run, $0) }
             case .joinRun(let run):
                 if let waiter { state.waiters.append(Waiter(run: run, resume: waiter)) }
             default:
@@ -68,12 +69,31 @@ extension AnyConnectionRequest {
         start()
     }
 
-    /// Runs `work`, processing work of `run` (a transfer's completion, a cached answer): on the task of
-    /// the `value()` caller that runs its run's work itself, else on `queue`.
+    /// Runs `work`, processing work of `run` (a transfer's completion, a cached answer, a timer's
+    /// firing): in the task that awaits the run with `value()`, else on `queue`.
     func process(run: RunNumber, on queue: DispatchQueue, _ work: @escaping @Sendable () -> Void) {
-        let inbox = storage.withLock { state in state.inbox.flatMap { $0.run == run ? $0.inbox : nil } }
-        if let inbox, inbox.post(work) { return }
+        if case .awaitingTask(let inbox)? = storage.withLock({ $0.delivery(of: run) }), inbox.post(work) { return }
         queue.async(execute: work)
+    }
+
+    /// Runs `work`, processing work of `run` that may run where it is (a timer's firing, a refresh's end):
+    /// in the task that awaits the run with `value()`, else at once.
+    func process(run: RunNumber, _ work: @escaping @Sendable () -> Void) {
+        if case .awaitingTask(let inbox)? = storage.withLock({ $0.delivery(of: run) }), inbox.post(work) { return }
+        work()
+    }
+
+    /// Delivers `event`, a user-visible event of `run` (a progress report, streamed elements): in the task
+    /// that awaits the run, on the run's own queue, or on `callbackQueue` for a run started with `start()`.
+    /// Dropped when the awaiting task already has the run's result: nothing follows an ending.
+    func deliverEvent(
+        of run: RunNumber, via target: RunDelivery?, queue: DispatchQueue, _ event: @escaping @Sendable () -> Void
+    ) {
+        switch target {
+        case .awaitingTask(let inbox)?: _ = inbox.post(event)
+        case .ownQueue(let own)?: own.async(execute: event)
+        case nil: queue.async(execute: event)
+        }
     }
 
     /// Cancels a running request: it ends with `ConnectionError.cancelled` on the failure path.

@@ -122,7 +122,7 @@ extension AnyConnectionRequest {
                 return (
                     Report(
                         progress: progress, last: force || finished, queue: state.callbackQueue,
-                        handler: state.progressHandler),
+                        delivery: state.delivery(of: transfer.run), handler: state.progressHandler),
                     state.client
                 )
             }
@@ -130,7 +130,7 @@ extension AnyConnectionRequest {
         let (report, client) = reported
         if let handler = report.handler {
             let progress = report.progress
-            report.queue.async { handler(progress) }
+            deliverEvent(of: transfer.run, via: report.delivery, queue: report.queue) { handler(progress) }
         }
         // Asked only when a report is due: the registry's lock is not taken for every chunk.
         if client.wantsProgress {
@@ -258,6 +258,8 @@ extension AnyConnectionRequest {
         /// Whether the report is known to be its direction's last: all the expected bytes, or the transfer over.
         let last: Bool
         let queue: DispatchQueue
+        /// Where the run's events go when a task awaits it.
+        let delivery: RunDelivery?
         let handler: (@Sendable (TransferProgress) -> Void)?
     }
 }

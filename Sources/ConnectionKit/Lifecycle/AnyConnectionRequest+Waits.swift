@@ -29,7 +29,8 @@ extension AnyConnectionRequest {
         // The handler gets the timer rather than capturing it, so that the two form no cycle.
         let timer = runClient.makeTimer { [weak self] timer in
             timer.cancel()
-            self?.resumeAttempts(after: .backoffFired(run))
+            guard let self else { return }
+            self.process(run: run) { self.resumeAttempts(after: .backoffFired(run)) }
         }
         let firesAt = DispatchTime.now() + wait
         let action = storage.withLock { $0.lifecycle.handle(.retryScheduled(run, firesAt: firesAt, timer: timer)) }
@@ -81,7 +82,9 @@ extension AnyConnectionRequest {
                 timer.schedule(deadline: .now() + remaining)
             } else {
                 timer.cancel()
-                self.attemptFailed(number, error: ConnectionError(.timedOut), response: nil)
+                self.process(run: number.run) {
+                    self.attemptFailed(number, error: ConnectionError(.timedOut), response: nil)
+                }
             }
         }
         let action = storage.withLock { $0.lifecycle.handle(.idleTimerArmed(number, timer)) }
@@ -97,7 +100,8 @@ extension AnyConnectionRequest {
     func armDeadline(run: RunNumber, after seconds: TimeInterval) {
         let timer = runClient.makeTimer { [weak self] timer in
             timer.cancel()
-            self?.deadlinePassed(run: run)
+            guard let self else { return }
+            self.process(run: run) { self.deadlinePassed(run: run) }
         }
         let deadline = DispatchTime.now() + RetryPolicy.sanitizedWait(seconds)
         let action = storage.withLock { $0.lifecycle.handle(.deadlineArmed(run, at: deadline, timer: timer)) }

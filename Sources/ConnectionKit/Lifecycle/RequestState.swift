@@ -43,8 +43,9 @@ struct RequestState {
     /// two runs' endings may be delivered at once (a concurrent `callbackQueue`, or one delivered in
     /// place while the next run's goes to `callbackQueue`), and each resolves only its own waiters.
     var deliveringWaiters: [(thread: UInt, waiters: [Waiter])] = []
-    /// The inbox of the `value()` caller that runs its run's processing work itself (immediate delivery).
-    var inbox: (run: RunNumber, inbox: RunInbox)?
+    /// Where the current run's events and processing work go when a task awaits it; `nil` for a run
+    /// started with `start()`, whose events go to `callbackQueue`.
+    var delivery: (run: RunNumber, delivery: RunDelivery)?
 
     // MARK: Client
     /// The client of the current (or last) run: what the `client` hook returned when it started.
@@ -109,6 +110,12 @@ struct RequestState {
 
     /// The transfer in flight, if the transport returned it.
     var transfer: ActiveTransfer? { lifecycle.transfer }
+
+    /// Where the events of `run` go when a task awaits it; `nil` for `callbackQueue`.
+    func delivery(of run: RunNumber) -> RunDelivery? {
+        guard let delivery, delivery.run == run else { return nil }
+        return delivery.delivery
+    }
 
     /// Whether events of transfer `number` still count.
     func isCurrent(_ number: TransferNumber) -> Bool { lifecycle.isCurrent(number) }

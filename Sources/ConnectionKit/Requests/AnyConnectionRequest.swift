@@ -10,10 +10,11 @@ import Foundation
 /// Subclass ``ConnectionRequest``, ``JSONConnectionRequest`` or ``BasicConnectionRequest`` rather
 /// than this class: one subclass per API endpoint, overriding the hooks below (only ``url`` is required).
 ///
-/// **Threads.** Handlers run on ``callbackQueue`` (default `.main`). Hooks (``url``,
-/// ``makeURLRequest()``, ``validate(_:data:)``, `parseCompletionData`…) run on ConnectionKit's
-/// queues or the caller of ``start()``, never on the main queue by ConnectionKit's choice, and
-/// never while ConnectionKit holds a lock.
+/// **Threads.** A run awaited with ``ConnectionRequest/value()`` runs its hooks, handlers and progress
+/// reports in the awaiting task and never waits on ``callbackQueue``; a run started with ``start()`` runs its
+/// handlers on ``callbackQueue`` (default `.main`), and its other hooks (``url``, ``makeURLRequest()``,
+/// ``validate(_:data:)``, `parseCompletionData`…) on ConnectionKit's queues or the caller of ``start()``.
+/// Never on the main queue by ConnectionKit's choice, and never while ConnectionKit holds a lock.
 ///
 /// **Exactly one ending.** Every ``start()`` ends exactly once: the completion path or the failure
 /// path, never both, never twice, never none; also under ``cancel()`` racing completion, timeouts,
@@ -167,7 +168,8 @@ open class AnyConnectionRequest: @unchecked Sendable, CustomDebugStringConvertib
     }
 
     /// Delivers a failure: the default calls ``failureHandler`` (and ends ``ConnectionRequest/value()``).
-    /// Runs on ``callbackQueue``. Override to report every failure of an app in one place; call
+    /// Runs on ``callbackQueue`` (a ``start()`` run) or in the task awaiting ``ConnectionRequest/value()``.
+    /// Override to report every failure of an app in one place; call
     /// `super` to still reach the handler.
     open func handleConnectionError(_ error: any Error) {
         let handler = storage.withLock { $0.failureHandler }
@@ -338,14 +340,16 @@ open class AnyConnectionRequest: @unchecked Sendable, CustomDebugStringConvertib
 
     // MARK: - Handlers and settings
 
-    /// Called with any failure, on ``callbackQueue``, after ``parseError(_:)`` mapped it. Default `nil`.
+    /// Called with any failure after ``parseError(_:)`` mapped it: on ``callbackQueue`` for a run started with
+    /// ``start()``, in the awaiting task for ``ConnectionRequest/value()``. Default `nil`.
     public var failureHandler: (@Sendable (any Error) -> Void)? {
         get { storage.withLock { $0.failureHandler } }
         set { storage.withLock { $0.failureHandler = newValue } }
     }
 
-    /// Called with upload and download progress on ``callbackQueue``, at most every
-    /// ``progressInterval`` per direction and once when each direction completes. Default `nil`.
+    /// Called with upload and download progress (on ``callbackQueue`` for a run started with ``start()``, in
+    /// the awaiting task for ``ConnectionRequest/value()``), at most every ``progressInterval`` per direction
+    /// and once when each direction completes. Default `nil`.
     public var progressHandler: (@Sendable (TransferProgress) -> Void)? {
         get { storage.withLock { $0.progressHandler } }
         set { storage.withLock { $0.progressHandler = newValue } }

@@ -13,8 +13,9 @@ import Foundation
 /// ```
 ///
 /// The response body goes through ``parseCompletionData(_:response:)`` (on a processing queue)
-/// and then ``handleResultObject(_:)`` (on ``AnyConnectionRequest/callbackQueue``), which calls
-/// ``completionHandler``.
+/// and then ``handleResultObject(_:)``, which calls ``completionHandler``: on
+/// ``AnyConnectionRequest/callbackQueue`` for a run started with ``AnyConnectionRequest/start()``, in the
+/// awaiting task for ``value()``.
 /// - SeeAlso: <doc:endpoints>
 open class ConnectionRequest<Output: Sendable>: AnyConnectionRequest, @unchecked Sendable {
     // Safe: no stored state of its own; the completion handler lives in the base class's locked storage.
@@ -24,7 +25,7 @@ open class ConnectionRequest<Output: Sendable>: AnyConnectionRequest, @unchecked
         super.init()
     }
 
-    /// Called with the result on ``AnyConnectionRequest/callbackQueue``. Default `nil`.
+    /// Called with the result, where ``handleResultObject(_:)`` runs. Default `nil`.
     public var completionHandler: (@Sendable (Output) -> Void)? {
         get { storage.withLock { $0.completionHandler as? @Sendable (Output) -> Void } }
         set { storage.withLock { $0.completionHandler = newValue } }
@@ -45,7 +46,8 @@ open class ConnectionRequest<Output: Sendable>: AnyConnectionRequest, @unchecked
     }
 
     /// Delivers the result: the default calls ``completionHandler`` (and ends ``value()``). Runs on
-    /// ``AnyConnectionRequest/callbackQueue``. An override may route to
+    /// ``AnyConnectionRequest/callbackQueue`` for a run started with ``AnyConnectionRequest/start()``, in the
+    /// awaiting task for ``value()``. An override may route to
     /// ``AnyConnectionRequest/handleConnectionError(_:)`` instead, e.g. for an API that reports
     /// errors inside a 200 response.
     open func handleResultObject(_ object: Output) {
@@ -58,14 +60,20 @@ open class ConnectionRequest<Output: Sendable>: AnyConnectionRequest, @unchecked
     /// awaiting Task cancels the request (it then throws `ConnectionError.cancelled`); when the Task
     /// is already cancelled, the run ends cancelled without sending anything. Throws what the failure
     /// handler would get, after ``AnyConnectionRequest/parseError(_:)``.
+    ///
+    /// The run it starts ends in this task, on every path: validation, parsing, the result hooks, the
+    /// handlers set on the request and its progress reports run here, never waiting on
+    /// ``AnyConnectionRequest/callbackQueue``, and nothing of the run is left running or queued when it
+    /// returns. A run it joins (started with ``AnyConnectionRequest/start()``) ends where that run delivers.
     public func value() async throws -> Output {
         let inbox = RunInbox()
         let result: Result<any Sendable, any Error> = await withTaskCancellationHandler {
             // Checked before starting: a cancel after `start` could only race the transfer it began.
-            start(waiter: { inbox.deliver($0) }, inbox: inbox, alreadyCancelled: Task.isCancelled)
+            start(waiter: { inbox.deliver($0) }, delivery: .awaitingTask(inbox), alreadyCancelled: Task.isCancelled)
             // Cancelled between the check and the start: `onCancel` found nothing running to cancel.
             if Task.isCancelled { cancel() }
-            // Under immediate delivery, this task runs the run's processing work and ending itself.
+            // This task runs the run's processing work, its events and its ending itself (a run it joined
+            // resolves it from that run's own delivery).
             let processingQueue = storage.withLock { $0.client.processingQueue }
             return await inbox.result { processingQueue.async(execute: $0) }
         } onCancel: {

@@ -87,7 +87,7 @@ extension AnyConnectionRequest {
         retry.setValue(nil, forHTTPHeaderField: "If-Range")
         let request = retry
         // Not on the transport's delegate queue, which delivered this response.
-        runClient.processingQueue.async {
+        process(run: transfer.run, on: runClient.processingQueue) {
             self.beginTransfer(run: transfer.run, request: request)
         }
     }

@@ -32,7 +32,7 @@ final class ElementChannel<Element: Sendable>: @unchecked Sendable {
         }
         if first, let owner {
             owner.attach(self)
-            owner.start(waiter: { [self] result in end(result.map { _ in () }) })
+            owner.start(waiter: { [self] result in end(result.map { _ in () }) }, delivery: .ownQueue())
         }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Element?, any Error>) in

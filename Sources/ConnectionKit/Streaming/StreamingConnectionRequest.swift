@@ -17,9 +17,10 @@ import Foundation
 /// }
 /// ```
 ///
-/// Elements reach ``handleElement(_:)`` (default: ``elementHandler``) in order on
-/// ``AnyConnectionRequest/callbackQueue``, which must be serial (`.main`, the default, is), and
-/// ``elements()`` as an `AsyncThrowingStream`. The run then ends exactly once, after the last element:
+/// Elements reach ``handleElement(_:)`` (default: ``elementHandler``) in order, on
+/// ``AnyConnectionRequest/callbackQueue`` for a run started with ``AnyConnectionRequest/start()`` (it must be
+/// serial; `.main`, the default, is), in the awaiting task for ``ConnectionRequest/value()``, and on a serial
+/// queue of the run's own for ``elements()``, which gets them as an `AsyncThrowingStream`. The run then ends exactly once, after the last element:
 /// ``ConnectionRequest/completionHandler`` gets the number of elements received when the server ends
 /// the body; ``AnyConnectionRequest/failureHandler`` gets the error otherwise.
 ///
@@ -54,7 +55,7 @@ open class StreamingConnectionRequest<Element: Sendable>: ConnectionRequest<Int>
             ))
     }
 
-    /// Handles one element, on ``AnyConnectionRequest/callbackQueue``, in order, before ``elements()``
+    /// Handles one element, in order, where the run delivers its events, before ``elements()``
     /// gets it. Default: calls ``elementHandler``.
     open func handleElement(_ element: Element) {
         let handler = streaming.withLock { $0.elementHandler }
@@ -82,7 +83,7 @@ open class StreamingConnectionRequest<Element: Sendable>: ConnectionRequest<Int>
 
     // MARK: - Handlers and state
 
-    /// Called with each element on ``AnyConnectionRequest/callbackQueue`` by the default
+    /// Called with each element, where the run delivers its events, by the default
     /// ``handleElement(_:)``. Default `nil`.
     public var elementHandler: (@Sendable (Element) -> Void)? {
         get { streaming.withLock { $0.elementHandler } }
@@ -189,7 +190,8 @@ open class StreamingConnectionRequest<Element: Sendable>: ConnectionRequest<Int>
             }
             if waits { demand = .wait }
         }
-        callbackQueue.async { self.deliver(batch, run: run) }
+        let (target, queue) = storage.withLock { ($0.delivery(of: run), $0.callbackQueue) }
+        deliverEvent(of: run, via: target, queue: queue) { self.deliver(batch, run: run) }
         return demand
     }
 

@@ -4,12 +4,13 @@ import Testing
 
 @testable import ConnectionKit
 
-/// Where a run's ending is delivered: `ConnectionClient.Delivery.immediate` skips the crossing to
-/// `callbackQueue` where that is safe, and only there; and two endings of one request delivered at once each
-/// end their own `value()` callers.
+/// Where a run's ending is delivered: a run awaited with `value()` ends in the awaiting task, its progress
+/// reports and hooks too, whatever its `callbackQueue` is doing; a run started with `start()` keeps its
+/// `callbackQueue`, which `ConnectionClient.Delivery.immediate` skips only where that is safe; and two endings
+/// of one request delivered at once each end their own `value()` callers.
 @Suite("Delivery of endings", .timeLimit(.minutes(5)))
 struct DeliveryTests {
-    @Test("under immediate delivery, value() ends while the callback queue is held: the result hook ran off it")
+    @Test("under immediate delivery, a start() run ends while its callback queue is held: the result hook ran off it")
     func immediateDeliveryDoesNotWaitForTheCallbackQueue() async throws {
         let server = try TestServer.started()
         defer { server.stop() }
@@ -20,26 +21,58 @@ struct DeliveryTests {
         defer { held.queue.resume() }
         let request = WhereHooksRun(server.url("/value"), on: client, marked: held)
         request.callbackQueue = held.queue
-        let body = try await within(30, "value() with the callback queue held") { try? await request.value() }
-        #expect(body.map { String(decoding: $0, as: UTF8.self) } == "immediate")
+        let body = try await within(30, "the started run's ending with the callback queue held") {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Data, Never>) in
+                request.completionHandler = { continuation.resume(returning: $0) }
+                request.start()
+            }
+        }
+        #expect(String(decoding: body, as: UTF8.self) == "immediate")
         #expect(request.seen == ["result off the callback queue"])
         try await within(30, "the client's shutdown") { await client.shutdown() }
     }
 
-    @Test("under immediate delivery, the value() caller runs its run's ending itself: the result hook runs in its task")
+    @Test("under immediate delivery, a cancelled start() run's failure hook runs on the callback queue, not in cancel()")
+    func aCancelOfAStartedRunStillEndsOnTheCallbackQueue() async throws {
+        let server = try TestServer.started()
+        defer { server.stop() }
+        let gate = OpenableGate()
+        defer { gate.open() }
+        server.route("/held") { _ in
+            gate.pass()
+            return .text("late")
+        }
+        let client = ConnectionClient.ownForTests(label: "delivery-cancel-started", delivery: .immediate)
+        let marked = MarkedQueue(label: "delivery-cancel-started")
+        let request = WhereHooksRun(server.url("/held"), on: client, marked: marked)
+        request.callbackQueue = marked.queue
+        let failed = Task {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                request.failureHandler = { _ in continuation.resume() }
+                request.start()
+            }
+        }
+        #expect(await server.waitForHits("/held"))
+        request.cancel()
+        try await within(30, "the failure handler") { await failed.value }
+        #expect(request.seen == ["failure on the callback queue"])
+        gate.open()
+        try await within(30, "the client's shutdown") { await client.shutdown() }
+    }
+
+    @Test("the value() caller runs its run's processing and ending itself: validation and the result hook in its task")
     func theAwaitingTaskRunsTheEnding() async throws {
         let server = try TestServer.started()
         defer { server.stop() }
         server.route("/task") { _ in .text("in the task") }
-        let client = ConnectionClient.ownForTests(label: "delivery-task", delivery: .immediate)
-        let request = WhereHooksRun(server.url("/task"), on: client, marked: MarkedQueue(label: "delivery-task"))
+        let request = WhereHooksRun(server.url("/task"), on: .shared, marked: MarkedQueue(label: "delivery-task"))
         let body = try await within(30, "value() in a marked task") {
             await CallerMark.$name.withValue("the caller") { try? await request.value() }
         }
         #expect(body.map { String(decoding: $0, as: UTF8.self) } == "in the task")
         #expect(request.seen == ["result off the callback queue"])
+        #expect(request.validateMarks == ["the caller"], "validation ran in the task that awaited value()")
         #expect(request.taskMarks == ["the caller"], "the hook ran in the task that awaited value()")
-        try await within(30, "the client's shutdown") { await client.shutdown() }
     }
 
     @Test("work handed to a value() caller after it took its result runs elsewhere: nothing posted is lost")
@@ -58,28 +91,53 @@ struct DeliveryTests {
         #expect(ran.withLock { $0 } == ["before the result", "behind the result"])
     }
 
-    @Test(
-        "under immediate delivery, a request with a progress handler still ends on its callback queue, after its reports"
-    )
-    func progressKeepsTheEndingOnTheCallbackQueue() async throws {
+    @Test("a value() run's progress reports and result hook run in the awaiting task, with its callback queue held")
+    func progressAndResultRunInTheAwaitingTask() async throws {
         let server = try TestServer.started()
         defer { server.stop() }
         server.route("/progress") { _ in TestResponse(body: .data(Data(repeating: 7, count: 64 * 1024))) }
-        let client = ConnectionClient.ownForTests(label: "delivery-progress", delivery: .immediate)
         let marked = MarkedQueue(label: "delivery-progress")
+        marked.queue.suspend()
+        defer { marked.queue.resume() }
+        let request = WhereHooksRun(server.url("/progress"), on: .shared, marked: marked)
+        request.callbackQueue = marked.queue
+        request.progressHandler = { [request] _ in
+            request.note(CallerMark.name == "the caller" ? "progress in the task" : "progress elsewhere")
+        }
+        let body = try await within(30, "value() with a progress handler and its callback queue held") {
+            await CallerMark.$name.withValue("the caller") { try? await request.value() }
+        }
+        #expect(body?.count == 64 * 1024)
+        let seen = request.seen
+        #expect(seen.last == "result off the callback queue", "\(seen)")
+        #expect(seen.dropLast().allSatisfy { $0 == "progress in the task" } && seen.count >= 2, "\(seen)")
+        #expect(request.taskMarks == ["the caller"], "the result hook ran in the task that awaited value()")
+    }
+
+    @Test("a start() run with a progress handler on an immediate client still ends on its callback queue, after them")
+    func startedRunsKeepTheirCallbackQueue() async throws {
+        let server = try TestServer.started()
+        defer { server.stop() }
+        server.route("/progress") { _ in TestResponse(body: .data(Data(repeating: 7, count: 64 * 1024))) }
+        let client = ConnectionClient.ownForTests(label: "delivery-started", delivery: .immediate)
+        let marked = MarkedQueue(label: "delivery-started")
         let request = WhereHooksRun(server.url("/progress"), on: client, marked: marked)
         request.callbackQueue = marked.queue
         request.progressHandler = { [request] _ in request.note("progress") }
-        let body = try await within(30, "value() with a progress handler") { try? await request.value() }
-        #expect(body?.count == 64 * 1024)
+        try await within(30, "the started run's ending") {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                request.completionHandler = { _ in continuation.resume() }
+                request.start()
+            }
+        }
         let seen = request.seen
         #expect(seen.last == "result on the callback queue", "\(seen)")
         #expect(seen.dropLast().allSatisfy { $0 == "progress" } && seen.count >= 2, "\(seen)")
         try await within(30, "the client's shutdown") { await client.shutdown() }
     }
 
-    @Test("under immediate delivery, a cancelled run's failure hook runs on the callback queue, not inside cancel()")
-    func aCancelStillEndsOnTheCallbackQueue() async throws {
+    @Test("a value() run cancelled from another thread runs its failure hook in the awaiting task, not inside cancel()")
+    func aCancelEndsInTheAwaitingTask() async throws {
         let server = try TestServer.started()
         defer { server.stop() }
         let gate = OpenableGate()
@@ -88,23 +146,43 @@ struct DeliveryTests {
             gate.pass()
             return .text("late")
         }
-        let client = ConnectionClient.ownForTests(label: "delivery-cancel", delivery: .immediate)
         let marked = MarkedQueue(label: "delivery-cancel")
-        let request = WhereHooksRun(server.url("/held"), on: client, marked: marked)
+        marked.queue.suspend()
+        defer { marked.queue.resume() }
+        let request = WhereHooksRun(server.url("/held"), on: .shared, marked: marked)
         request.callbackQueue = marked.queue
-        let ending = Task { try? await request.value() }
+        let ending = Task { await CallerMark.$name.withValue("the caller") { try? await request.value() } }
         #expect(await server.waitForHits("/held"))
-        request.cancel()
+        DispatchQueue.global().sync { request.cancel() }
         let body = try await within(30, "the cancelled value()") { await ending.value }
         #expect(body == nil)
-        #expect(request.seen == ["failure on the callback queue"])
+        #expect(request.seen == ["failure off the callback queue"])
+        #expect(request.failureMarks == ["the caller"], "the failure hook ran in the awaiting task, not in cancel()")
         gate.open()
-        try await within(30, "the client's shutdown") { await client.shutdown() }
     }
 
-    @Test(
-        "two endings of one request delivered at once, on a concurrent callback queue, each end their own value() callers"
-    )
+    @Test("when a value() run cancelled during its backoff returns, nothing of it runs later: no attempt, no hook")
+    func nothingOutlivesTheAwaitingTask() async throws {
+        let server = try TestServer.started()
+        defer { server.stop() }
+        server.route("/busy") { _ in .status(503) }
+        let request = RetriedAfterABackoff(server.url("/busy"))
+        let hooks = Locked(0)
+        request.failureHandler = { _ in hooks.withLock { $0 += 1 } }
+        let ending = Task { try? await request.value() }
+        #expect(await server.waitForHits("/busy"))
+        ending.cancel()
+        _ = try await within(30, "the cancelled value()") { await ending.value }
+        let handledAtReturn = hooks.withLock { $0 }
+        // A settle window longer than the backoff: a retry timer or a hook left behind would show here.
+        try await Task.sleep(for: .milliseconds(600))
+        #expect(handledAtReturn == 1, "the failure handler ran before value() returned")
+        #expect(hooks.withLock { $0 } == 1)
+        #expect(server.hits("/busy") == 1, "no attempt after value() returned")
+        #expect(request.state == .cancelled)
+    }
+
+    @Test("two endings of one request delivered at once each end their own value() callers")
     func overlappingEndingsResolveTheirOwnWaiters() async throws {
         let server = try TestServer.started()
         defer { server.stop() }
@@ -176,10 +254,29 @@ private final class WhereHooksRun: ConnectionRequest<Data>, @unchecked Sendable 
         super.handleResultObject(object)
     }
 
+    /// The ``CallerMark`` of the task each validation ran in.
+    var validateMarks: [String?] { validations.withLock { $0 } }
+    private let validations = Locked<[String?]>([])
+
+    override func validate(_ response: ConnectionResponse, data: Data?) throws {
+        validations.withLock { $0.append(CallerMark.name) }
+        try super.validate(response, data: data)
+    }
+
+    /// The ``CallerMark`` of the task each failure hook ran in.
+    var failureMarks: [String?] { failures.withLock { $0 } }
+    private let failures = Locked<[String?]>([])
+
     override func handleConnectionError(_ error: any Error) {
+        failures.withLock { $0.append(CallerMark.name) }
         note(marked.isCurrent ? "failure on the callback queue" : "failure off the callback queue")
         super.handleConnectionError(error)
     }
+}
+
+/// A GET retried after a 300 ms backoff.
+private final class RetriedAfterABackoff: FetchData, @unchecked Sendable {
+    override var retryPolicy: RetryPolicy { RetryPolicy(maximumAttempts: 3, initialBackoff: 0.3, jitter: 0) }
 }
 
 /// Holds its first run's result hook until its second run's result was delivered.

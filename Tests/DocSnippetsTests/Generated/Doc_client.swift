@@ -53,7 +53,7 @@ fileprivate func healthIsRecordedOnItsOwnClient(_ server: URL) async throws {
 
 // MARK: - docs/client.md block 3
 fileprivate enum Catalog {
-    /// A service's client: endings are delivered where the response was parsed.
+    /// A service's client whose `start()` runs end where the response was parsed.
     static let client = ConnectionClient(label: "catalog", delivery: .immediate)
 }
 

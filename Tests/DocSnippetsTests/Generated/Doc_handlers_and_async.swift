@@ -124,8 +124,7 @@ fileprivate final class FetchFile: ConnectionRequest<Data>, @unchecked Sendable 
     }
     let reports = Collected<TransferProgress>()
     let request = FetchFile(url: server.url("/file"))
-    request.callbackQueue = DispatchQueue(label: "progress-test")  // serial: progress before the ending
-    request.progressHandler = { reports.append($0) }
+    request.progressHandler = { reports.append($0) }  // in the awaiting task, before the ending
 
     let body = try await request.value()
 
