@@ -32,7 +32,7 @@ struct DeliveryTests {
         try await within(30, "the client's shutdown") { await client.shutdown() }
     }
 
-    @Test("under immediate delivery, a cancelled start() run's failure hook runs on the callback queue, not in cancel()")
+    @Test("under immediate delivery, a cancelled start() run ends on the callback queue, not inside cancel()")
     func aCancelOfAStartedRunStillEndsOnTheCallbackQueue() async throws {
         let server = try TestServer.started()
         defer { server.stop() }
