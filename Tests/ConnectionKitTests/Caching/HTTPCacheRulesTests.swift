@@ -103,6 +103,20 @@ struct HTTPCacheRulesTests {
         #expect(Rules.freshnessLifetime(CacheFixtures.entry(["expires": past])) == 0)
     }
 
+    @Test(
+        "an Expires in the future but not exactly an HTTP date makes the response stale (RFC 9111 §5.3)",
+        arguments: [
+            "Thu 01 Jan 2037 00:00:00 GMT", "Thu, 01-Jan-2037 00:00:00 GMT", "Thu, 01 Jan 2037 00.00.00 GMT",
+            "Thu, 01 Jan 2037 0:00:00 GMT", "Thu,  01 Jan 2037 00:00:00 GMT", "Thu, 01 Jan 2037 00:00:00 UTC",
+        ])
+    func invalidExpiresIsStale(expires: String) {
+        #expect(Rules.freshnessLifetime(CacheFixtures.entry(["expires": expires])) == 0)
+        let valid = expires.replacingOccurrences(of: "UTC", with: "gmt")
+        if valid != expires {
+            #expect(Rules.freshnessLifetime(CacheFixtures.entry(["expires": valid])) > 0, "wrong case is accepted")
+        }
+    }
+
     @Test("heuristic freshness is 10% of Date − Last-Modified, capped at a day, only for default-cacheable statuses")
     func heuristicFreshness() {
         let tenHoursAgo = CacheFixtures.httpDate(CacheFixtures.base.addingTimeInterval(-36_000))
