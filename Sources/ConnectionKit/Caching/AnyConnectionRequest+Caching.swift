@@ -24,6 +24,9 @@ extension AnyConnectionRequest {
             CacheRevalidationRequest.start(for: self, request: request)
             return (response, .staleCache)
         case .revalidate(_, let conditions):
+            // After a `304` that confirmed no stored response, the run sends without conditions: with them, the
+            // server would answer the same `304` again.
+            guard !storage.withLock({ $0.resentAfterLostEntry }) else { return nil }
             for (name, value) in conditions { request.setValue(value, forHTTPHeaderField: name) }
             storage.withLock { $0.cacheAttempt?.revalidating = !conditions.isEmpty }
             return nil
@@ -162,10 +165,12 @@ extension AnyConnectionRequest {
         return (swapped, memory)
     }
 
-    /// When `answer` is a `304` to the conditions the cache added but the stored response it confirms is
-    /// gone (evicted, or removed by another request, since the lookup), there is nothing to answer with: the
-    /// request is sent again at once, without conditions (RFC 9111 §4.3.4), once per run, and this returns
-    /// `true`. A second such `304` in the run reaches validation as any `304` does.
+    /// When `answer` is a `304` to the conditions the cache added but confirms no stored response (it is
+    /// gone: evicted, or removed by another request, since the lookup; or the `304` names another strong
+    /// `ETag`), there is nothing to answer with: the request is sent again at once, without conditions (RFC
+    /// 9111 §4.3.4), once per run, and this returns `true`. The rest of the run's attempts carry no
+    /// conditions either (``consultCache(_:)``). A second such `304` in the run reaches validation as any
+    /// `304` does.
     func resendAfterLostEntry(_ answer: TransportResponse, run: RunNumber) -> Bool {
         guard answer.statusCode == 304, answer.source == .network else { return false }
         let claimed = storage.withLock { state in

@@ -20,8 +20,10 @@ extension HTTPCache {
     /// Stores a response to `request` when RFC 9111 allows it, and says whether it did.
     ///
     /// `requestTime` is when the request was sent and `responseTime` when its header arrived: they make the
-    /// age right (RFC 9111 §4.2.3). `Set-Cookie` and hop-by-hop fields are left out; credentials are kept only
-    /// as a digest (``HTTPCacheRequest/secretHeaderNames``).
+    /// age right (RFC 9111 §4.2.3). `Set-Cookie`, hop-by-hop fields and the fields `Connection` names are left
+    /// out; credentials are kept only as a digest (``HTTPCacheRequest/secretHeaderNames``). A body that may be
+    /// incomplete is not stored: one shorter or longer than its unencoded `Content-Length`, or a `3xx` body
+    /// without such a length to check it against.
     @discardableResult
     public func store(
         statusCode: Int, headerFields: [String: String], body: Data, for request: HTTPCacheRequest,
@@ -29,6 +31,7 @@ extension HTTPCache {
     ) -> Bool {
         let fields = HTTPCacheRules.normalized(headerFields)
         guard HTTPCacheRules.isStorable(request: request, status: statusCode, headers: fields),
+            HTTPCacheRules.bodyIsComplete(status: statusCode, headers: fields, bodyLength: body.count),
             let names = HTTPCacheRules.varyNames(fields)
         else { return false }
         let url = HTTPCacheRules.storedURL(request)

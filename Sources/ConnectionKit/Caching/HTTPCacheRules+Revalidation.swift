@@ -15,7 +15,7 @@ extension HTTPCacheRules {
     }
 
     /// `entry` updated by a `304 Not Modified` (§4.3.4): the 304's fields replace the stored ones (except
-    /// ``fieldsKeptOn304`` and ``unstoredFields``), and its times restart the age. `nil` when the 304 names a
+    /// ``fieldsKeptOn304``, ``unstoredFields`` and those its `Connection` field names), and its times restart the age. `nil` when the 304 names a
     /// different strong `ETag` than the stored one: it does not describe this response.
     static func updated(
         _ entry: HTTPCacheEntry, notModifiedHeaders: [String: String], requestTime: Date, responseTime: Date
@@ -27,7 +27,9 @@ extension HTTPCacheRules {
             return nil
         }
         var result = entry
-        for (name, value) in fields where !fieldsKeptOn304.contains(name) && !unstoredFields.contains(name) {
+        let connectionFields = connectionNamedFields(fields)
+        for (name, value) in fields
+        where !fieldsKeptOn304.contains(name) && !unstoredFields.contains(name) && !connectionFields.contains(name) {
             result.headers[name] = value
         }
         result.requestTime = requestTime

@@ -27,26 +27,58 @@ enum HTTPCacheRules {
 
     // MARK: - Storing (RFC 9111 §3)
 
+    /// Statuses whose caching requirements this cache implements, for `must-understand` (RFC 9111 §5.2.2.3):
+    /// those cacheable by default, and the redirects it stores only with explicit freshness.
+    static let understoodStatuses: Set<Int> = cacheableByDefault.union([302, 307])
+
     /// Whether a response may be stored: a `GET`, a final status other than `206`/`304`, no `no-store` on
     /// either side, no `Vary: *`, and a status cacheable by default or made cacheable by `max-age`,
-    /// `Expires`, `public` or `private` (this is a private cache).
+    /// `Expires`, `public` or `private` (this is a private cache). With `must-understand`, the response's
+    /// `no-store` is ignored when the status is in ``understoodStatuses`` and the response is never stored
+    /// otherwise (RFC 9111 §5.2.2.3).
     static func isStorable(request: HTTPCacheRequest, status: Int, headers: [String: String]) -> Bool {
         guard request.method == "GET", (200...599).contains(status), status != 206, status != 304 else {
             return false
         }
         let control = CacheControl(headers["cache-control"])
-        if control.has("no-store") || CacheControl(request.headerFields["cache-control"]).has("no-store") {
+        if control.has("must-understand") {
+            guard understoodStatuses.contains(status) else { return false }
+        } else if control.has("no-store") {
             return false
         }
+        if CacheControl(request.headerFields["cache-control"]).has("no-store") { return false }
         if varyNames(headers) == nil { return false }
         if cacheableByDefault.contains(status) { return true }
         return control.has("public") || control.has("private") || control.seconds("max-age") != .absent
             || headers["expires"] != nil
     }
 
-    /// The fields to store: all but ``unstoredFields``.
+    /// The fields to store: all but ``unstoredFields`` and those the response's `Connection` field names,
+    /// which describe the connection it came on, not the response (RFC 9111 §3.1).
     static func storedHeaders(_ headers: [String: String]) -> [String: String] {
-        headers.filter { !unstoredFields.contains($0.key) }
+        let connectionFields = connectionNamedFields(headers)
+        return headers.filter { !unstoredFields.contains($0.key) && !connectionFields.contains($0.key) }
+    }
+
+    /// The lowercased field names that the `Connection` field of `headers` (lowercased names) lists.
+    static func connectionNamedFields(_ headers: [String: String]) -> Set<String> {
+        guard let connection = headers["connection"] else { return [] }
+        var names: Set<String> = []
+        for name in connection.split(separator: ",") {
+            let trimmed = name.trimmingCharacters(in: .whitespaces).lowercased()
+            if !trimmed.isEmpty { names.insert(trimmed) }
+        }
+        return names
+    }
+
+    /// Whether a body of `bodyLength` bytes is known to be the whole body the response sent. A `3xx` is
+    /// stored only when it is: a transport may hand over a redirect's head without its body (URLSession on
+    /// Linux does, for a `3xx` without `Location`), so its length must be checked against a `Content-Length`
+    /// of an unencoded body. Any other status is trusted unless such a `Content-Length` disagrees.
+    static func bodyIsComplete(status: Int, headers: [String: String], bodyLength: Int) -> Bool {
+        let declared = headers["content-encoding"] == nil ? headers["content-length"].flatMap { Int($0) } : nil
+        if let declared { return declared == bodyLength }
+        return !(300...399).contains(status)
     }
 
     // MARK: - Freshness (RFC 9111 §4.2)

@@ -103,7 +103,7 @@ public final class CookieJar: Sendable {
 
     func cookies(for url: URL, now: Date) -> [Cookie] {
         guard let host = CookieRules.canonicalHost(url) else { return [] }
-        let path = url.path.isEmpty ? "/" : url.path
+        let path = CookieRules.requestPath(url)
         let secure = CookieRules.isSecure(url)
         return state.withLock { $0.matching(host: host, path: path, secure: secure, now: now) }
     }

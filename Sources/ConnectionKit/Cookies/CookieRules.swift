@@ -34,9 +34,16 @@ enum CookieRules {
             && host.utf8.dropLast(domain.utf8.count).last == UInt8(ascii: ".") && !isIPAddress(host)
     }
 
-    /// §5.1.4: the directory of the URL's path (`/a/b` for `/a/b/c`), `/` at the top.
+    /// §5.1.4's request path: the URL's path as sent, percent-encoding and a trailing `/` kept (`URL.path`
+    /// decodes and drops the `/`, which moves `/a/b/` up to `/a/b`); `/` when the URL has none.
+    static func requestPath(_ url: URL) -> String {
+        let path = url.absoluteURL.path(percentEncoded: true)
+        return path.isEmpty ? "/" : path
+    }
+
+    /// §5.1.4: the URL's path up to its last `/` (`/a/b` for `/a/b/c` and for `/a/b/`), `/` at the top.
     static func defaultPath(_ url: URL) -> String {
-        let path = url.path
+        let path = requestPath(url)
         guard path.hasPrefix("/"), let slash = path.lastIndex(of: "/"), slash != path.startIndex else { return "/" }
         return String(path[..<slash])
     }

@@ -73,10 +73,20 @@ enum JournalRecord: Equatable {
     /// Splits a journal segment's bytes into records, damaged ranges and a torn tail. Zero bytes between
     /// records (space reserved by a write that a crash cut short) are skipped without being reported.
     /// Never traps, whatever `data` holds.
+    ///
+    /// After damage the scan moves on one byte at a time to find the next record, so every place that looks
+    /// like a header is a candidate. Their checksums are all checked in one pass first
+    /// (``CRC32/matches(_:in:)``), so that headers whose payloads overlap (crafted, or a run of damage) cost
+    /// time in proportion to the segment, not to the sum of the payloads they claim.
     static func scan(_ data: Data) -> Scan {
         let bytes = [UInt8](data)
+        let headers = candidateHeaders(in: bytes)
+        let whole = bytes.withUnsafeBytes { buffer in
+            CRC32.matches(headers.map { CRC32.Span(bytes: $0.payload, checksum: $0.checksum) }, in: buffer)
+        }
         var scan = Scan()
         var offset = 0
+        var next = 0
         var badStart: Int?
         func endBad(at end: Int) {
             guard let start = badStart else { return }
@@ -84,10 +94,13 @@ enum JournalRecord: Equatable {
             if bytes[start..<end].contains(where: { $0 != 0 }) { scan.damaged.append(start..<end) }
         }
         while offset < bytes.count {
-            if let (record, length) = decode(bytes, at: offset) {
+            while next < headers.count, headers[next].offset < offset { next += 1 }
+            if next < headers.count, headers[next].offset == offset, whole[next],
+                let record = record(headers[next], in: bytes)
+            {
                 endBad(at: offset)
-                scan.records.append((record, offset..<(offset + length)))
-                offset += length
+                scan.records.append((record, offset..<headers[next].payload.upperBound))
+                offset = headers[next].payload.upperBound
             } else {
                 if badStart == nil { badStart = offset }
                 offset += 1
@@ -100,30 +113,51 @@ enum JournalRecord: Equatable {
         return scan
     }
 
-    /// The record framed at `offset`, and its whole length; `nil` when the bytes there are not one.
-    private static func decode(_ bytes: [UInt8], at offset: Int) -> (JournalRecord, Int)? {
-        guard bytes.count - offset >= headerSize, (0..<4).allSatisfy({ bytes[offset + $0] == magic[$0] }),
-            let kind = KindByte(rawValue: bytes[offset + 4])
-        else { return nil }
-        let length = Int(readUInt32(bytes, at: offset + 5))
-        let checksum = readUInt32(bytes, at: offset + 9)
-        let start = offset + headerSize
-        guard length <= maximumPayloadSize, length <= bytes.count - start else { return nil }
-        let payload = bytes[start..<(start + length)]
-        guard CRC32.checksum(payload) == checksum else { return nil }
-        switch kind {
+    /// A place in a segment that could start a record: the magic, a known kind, and a payload length that
+    /// fits in what follows. Whether it is a record depends on its checksum and its payload.
+    private struct Header {
+        var offset: Int
+        var kind: KindByte
+        var payload: Range<Int>
+        var checksum: UInt32
+    }
+
+    /// Every ``Header`` of `bytes`, in order of offset.
+    private static func candidateHeaders(in bytes: [UInt8]) -> [Header] {
+        var headers: [Header] = []
+        var offset = -1
+        while bytes.count - offset > headerSize {
+            offset += 1
+            // The first byte alone rules out almost every offset.
+            guard bytes[offset] == magic[0], bytes[offset + 1] == magic[1], bytes[offset + 2] == magic[2],
+                bytes[offset + 3] == magic[3], let kind = KindByte(rawValue: bytes[offset + 4])
+            else { continue }
+            let length = Int(readUInt32(bytes, at: offset + 5))
+            let start = offset + headerSize
+            guard length <= maximumPayloadSize, length <= bytes.count - start else { continue }
+            headers.append(
+                Header(
+                    offset: offset, kind: kind, payload: start..<(start + length),
+                    checksum: readUInt32(bytes, at: offset + 9)))
+        }
+        return headers
+    }
+
+    /// The record `header` frames, its checksum already checked; `nil` when its payload is not one.
+    private static func record(_ header: Header, in bytes: [UInt8]) -> JournalRecord? {
+        let (start, length) = (header.payload.lowerBound, header.payload.count)
+        switch header.kind {
         case .entry:
             guard length > 8 else { return nil }
-            let json = Data(payload.dropFirst(8))
-            return (.entry(sequence: readUInt64(bytes, at: start), json: json), headerSize + length)
+            let json = Data(bytes[(start + 8)..<header.payload.upperBound])
+            return .entry(sequence: readUInt64(bytes, at: start), json: json)
         case .attempts:
             guard length == 12 else { return nil }
-            let attempts = Int(readUInt32(bytes, at: start + 8))
-            return (.attempts(sequence: readUInt64(bytes, at: start), attempts: attempts), headerSize + length)
+            return .attempts(sequence: readUInt64(bytes, at: start), attempts: Int(readUInt32(bytes, at: start + 8)))
         case .resolved:
             guard length % 8 == 0 else { return nil }
-            let sequences = stride(from: start, to: start + length, by: 8).map { readUInt64(bytes, at: $0) }
-            return (.resolved(sequences), headerSize + length)
+            return .resolved(
+                stride(from: start, to: header.payload.upperBound, by: 8).map { readUInt64(bytes, at: $0) })
         }
     }
 

@@ -10,7 +10,9 @@ import Foundation
 ///   is a field with an empty value; one space after the colon is dropped.
 /// - `event` sets the type, `data` appends a line of data, `id` sets the last event ID (ignored when
 ///   the value contains NUL), `retry` sets ``reconnectionTime`` (ignored unless ASCII digits only);
-///   other fields are ignored.
+///   other fields are ignored. Unlike a browser, an `id` that a `Last-Event-ID` header could not carry
+///   is ignored too, keeping the previous ID: one longer than ``maximumLastEventIDLength`` bytes, or
+///   with a control character other than tab; sent back, it would make every reconnection fail.
 /// - An empty line dispatches the event; an event with no data is not dispatched (its type is
 ///   dropped, its `id` still counts); an event not followed by an empty line when the body ends is
 ///   never dispatched.
@@ -33,6 +35,10 @@ public struct SSEDecoder: StreamDecoder {
     private var skipsLeadingLF = false
 
     private static let bom: [UInt8] = [0xEF, 0xBB, 0xBF]
+
+    /// The longest `id` value kept, in bytes (4 KiB): a longer one is ignored. Servers refuse header lines
+    /// far shorter than ConnectionKit's limit on a request's header fields (nginx: 8 KiB).
+    public static let maximumLastEventIDLength = 4096
 
     /// Creates a decoder. `lastEventID` is the ID to start from (say, one saved from an earlier
     /// connection); `maximumEventSize` defaults to ``StreamLimits/defaultMaximumElementSize``.
@@ -155,7 +161,7 @@ public struct SSEDecoder: StreamDecoder {
         case 5 where name.elementsEqual("event".utf8):
             eventType = Array(value)
         case 2 where name.elementsEqual("id".utf8):
-            if !value.contains(0) { lastEventIDBuffer = Array(value) }
+            if Self.isSendableEventID(value) { lastEventIDBuffer = Array(value) }
         case 5 where name.elementsEqual("retry".utf8):
             if !value.isEmpty, value.allSatisfy({ $0 >= 48 && $0 <= 57 }) {
                 reconnectionTime = Int(String(decoding: value, as: UTF8.self)) ?? Int.max
@@ -163,6 +169,12 @@ public struct SSEDecoder: StreamDecoder {
         default:
             break
         }
+    }
+
+    /// Whether `value` can be sent back as `Last-Event-ID`: short enough, and free of NUL and of the
+    /// control characters a header field value may not hold.
+    private static func isSendableEventID(_ value: UnsafeBufferPointer<UInt8>) -> Bool {
+        value.count <= maximumLastEventIDLength && !value.contains { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F }
     }
 
     private mutating func dispatch(into events: inout [ServerSentEvent]) {

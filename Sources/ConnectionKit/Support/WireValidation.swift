@@ -85,10 +85,23 @@ enum WireValidation {
         }
     }
 
-    /// ``check(method:headerFields:form:hook:)`` for the method and every header of a built request.
+    /// ``check(method:headerFields:form:hook:)`` for the method and every header of a built request, and
+    /// ``bodyStreamViolation(hook:)`` when it carries an `httpBodyStream`.
     static func check(_ request: URLRequest, hook: String) throws {
+        if request.httpBodyStream != nil { throw bodyStreamViolation(hook: hook).connectionError }
         let fields = (request.allHTTPHeaderFields ?? [:]).map { (name: $0.key, value: $0.value) }
         try check(method: request.httpMethod ?? "GET", headerFields: fields, hook: hook)
+    }
+
+    /// A body given as `URLRequest.httpBodyStream` is refused on every transport, before anything is sent:
+    /// libcurl would send it empty (`Content-Length: 0`) without an error, and a stream cannot be read again
+    /// for a retry or a redirect.
+    static func bodyStreamViolation(hook: String) -> Violation {
+        Violation(
+            hook: hook, field: "the body",
+            problem: "is an httpBodyStream, which ConnectionKit does not send (the libcurl transport would send it "
+                + "empty, and a stream cannot be sent again on a retry); give it as bodyData, or a file as a "
+                + "file part of requestBody .multipart, which is sent from disk")
     }
 
     /// The boundary (RFC 2046), each part's name, filename and content type, and the parts held in memory.

@@ -45,6 +45,52 @@ struct HTTPCacheRulesTests {
         #expect(stored == ["etag": "\"1\""])
     }
 
+    @Test("the fields a Connection field names are stored neither from a response nor from a 304 (RFC 9111 §3.1)")
+    func connectionNamedFields() {
+        let stored = Rules.storedHeaders(
+            Rules.normalized(["Connection": "X-Hop , close,Other", "X-Hop": "1", "Other": "2", "ETag": "\"1\""]))
+        #expect(stored == ["etag": "\"1\""])
+        let entry = CacheFixtures.entry(["etag": "\"1\""])
+        let later = CacheFixtures.base.addingTimeInterval(10)
+        let updated = Rules.updated(
+            entry, notModifiedHeaders: ["Connection": "x-hop", "X-Hop": "1", "X-New": "2"], requestTime: later,
+            responseTime: later)
+        #expect(updated?.headers["x-hop"] == nil)
+        #expect(updated?.headers["x-new"] == "2")
+    }
+
+    @Test("must-understand ignores no-store for an understood status and refuses any other (RFC 9111 §5.2.2.3)")
+    func mustUnderstand() {
+        let understood = ["cache-control": "must-understand, no-store, max-age=60"]
+        #expect(Rules.isStorable(request: get, status: 200, headers: understood))
+        #expect(Rules.isStorable(request: get, status: 307, headers: understood))
+        #expect(!Rules.isStorable(request: get, status: 299, headers: ["cache-control": "must-understand, max-age=60"]))
+        #expect(!Rules.isStorable(request: get, status: 299, headers: understood))
+        #expect(!Rules.isStorable(request: get, status: 302, headers: ["cache-control": "must-understand, no-store"]))
+        let noStoreRequest = CacheFixtures.request(["Cache-Control": "no-store"])
+        #expect(!Rules.isStorable(request: noStoreRequest, status: 200, headers: understood))
+    }
+
+    @Test("a 3xx body is stored only when an unencoded Content-Length vouches for it; any mismatch is refused")
+    func bodyThatMayBeIncomplete() {
+        #expect(Rules.bodyIsComplete(status: 301, headers: ["content-length": "4"], bodyLength: 4))
+        #expect(!Rules.bodyIsComplete(status: 301, headers: ["content-length": "4"], bodyLength: 0))
+        #expect(!Rules.bodyIsComplete(status: 300, headers: [:], bodyLength: 4))
+        #expect(
+            !Rules.bodyIsComplete(
+                status: 308, headers: ["content-length": "4", "content-encoding": "gzip"], bodyLength: 9))
+        #expect(Rules.bodyIsComplete(status: 200, headers: [:], bodyLength: 4))
+        #expect(
+            Rules.bodyIsComplete(
+                status: 200, headers: ["content-length": "4", "content-encoding": "gzip"], bodyLength: 9))
+        #expect(!Rules.bodyIsComplete(status: 200, headers: ["content-length": "4"], bodyLength: 3))
+        let cache = HTTPCache.inMemory()
+        let stored = cache.store(
+            statusCode: 301, headerFields: ["Content-Length": "4", "Cache-Control": "max-age=60"], body: Data(),
+            for: get, requestTime: CacheFixtures.base, responseTime: CacheFixtures.base)
+        #expect(!stored)
+    }
+
     @Test("max-age wins over Expires; Expires − Date otherwise; an invalid Expires or max-age is stale")
     func explicitFreshness() {
         let expires = CacheFixtures.httpDate(CacheFixtures.base.addingTimeInterval(300))
@@ -55,6 +101,20 @@ struct HTTPCacheRulesTests {
         #expect(Rules.freshnessLifetime(CacheFixtures.entry(["cache-control": "max-age=-5", "expires": expires])) == 0)
         let past = CacheFixtures.httpDate(CacheFixtures.base.addingTimeInterval(-300))
         #expect(Rules.freshnessLifetime(CacheFixtures.entry(["expires": past])) == 0)
+    }
+
+    @Test(
+        "an Expires in the future but not exactly an HTTP date makes the response stale (RFC 9111 §5.3)",
+        arguments: [
+            "Thu 01 Jan 2037 00:00:00 GMT", "Thu, 01-Jan-2037 00:00:00 GMT", "Thu, 01 Jan 2037 00.00.00 GMT",
+            "Thu, 01 Jan 2037 0:00:00 GMT", "Thu,  01 Jan 2037 00:00:00 GMT", "Thu, 01 Jan 2037 00:00:00 UTC",
+        ])
+    func invalidExpiresIsStale(expires: String) {
+        #expect(Rules.freshnessLifetime(CacheFixtures.entry(["expires": expires])) == 0)
+        let valid = expires.replacingOccurrences(of: "UTC", with: "gmt")
+        if valid != expires {
+            #expect(Rules.freshnessLifetime(CacheFixtures.entry(["expires": valid])) > 0, "wrong case is accepted")
+        }
     }
 
     @Test("heuristic freshness is 10% of Date − Last-Modified, capped at a day, only for default-cacheable statuses")

@@ -70,6 +70,34 @@ struct CookieJarTests {
         #expect(names(jar, "https://www.example.com/") == ["top"])
     }
 
+    @Test("paths are read as sent: a trailing / is kept (default path of /a/b/ is /a/b; Path=/a/dir/ reaches /a/dir/)")
+    func pathsKeepTheTrailingSlash() {
+        let jar = CookieJar()
+        jar.store(setCookie: "dir=1; Path=/a/dir/", from: Self.site, now: Self.now)
+        jar.store(setCookie: "nopath=1", from: URL(string: "https://www.example.com/a/b/")!, now: Self.now)
+        jar.store(setCookie: "shallow=1", from: URL(string: "https://www.example.com/a/")!, now: Self.now)
+        #expect(jar.allCookies.first { $0.name == "nopath" }?.path == "/a/b")
+        #expect(jar.allCookies.first { $0.name == "shallow" }?.path == "/a")
+        #expect(names(jar, "https://www.example.com/a/dir/") == ["dir", "shallow"])
+        #expect(names(jar, "https://www.example.com/a/dir/x") == ["dir", "shallow"])
+        #expect(names(jar, "https://www.example.com/a/dir") == ["shallow"])
+        #expect(names(jar, "https://www.example.com/a/b") == ["nopath", "shallow"])
+        #expect(names(jar, "https://www.example.com/a/b/") == ["nopath", "shallow"])
+        #expect(names(jar, "https://www.example.com/a/bc") == ["shallow"])
+    }
+
+    @Test("paths are compared undecoded: a percent-encoded Path matches the same encoding only")
+    func pathsArePercentEncoded() {
+        let jar = CookieJar()
+        jar.store(setCookie: "encoded=1; Path=/caf%C3%A9", from: Self.site, now: Self.now)
+        jar.store(setCookie: "slash=1", from: URL(string: "https://www.example.com/x%2Fy/page")!, now: Self.now)
+        #expect(names(jar, "https://www.example.com/caf%C3%A9/menu") == ["encoded"])
+        #expect(names(jar, "https://www.example.com/caf%c3%a9/menu") == [])
+        #expect(jar.allCookies.first { $0.name == "slash" }?.path == "/x%2Fy")
+        #expect(names(jar, "https://www.example.com/x%2Fy/other") == ["slash"])
+        #expect(names(jar, "https://www.example.com/x/y/other") == [])
+    }
+
     @Test("the Cookie header lists longer paths first, then older cookies")
     func order() {
         let jar = CookieJar()

@@ -48,6 +48,27 @@ struct CookieWireTests {
         #expect(try cookiesEchoed(without).isEmpty)
     }
 
+    @Test("a cookie set without Path from /a/b/ reaches /a/b; one with Path=/a/dir/ reaches /a/dir/, not /a/dir")
+    func pathsWithATrailingSlash() async throws {
+        let server = try TestServer.started()
+        defer { server.stop() }
+        server.route("/a/b/") { _ in
+            var response = TestResponse.text("set")
+            response.headers.append(TestHeader("Set-Cookie", "nopath=1"))
+            response.headers.append(TestHeader("Set-Cookie", "dir=2; Path=/a/dir/"))
+            return response
+        }
+        for path in ["/a/b", "/a/dir/", "/a/dir", "/a"] {
+            server.route(path) { request in .json(["cookies": CookieRoutes.received(request)]) }
+        }
+        let jar = CookieJar()
+        _ = try await JarRequest(server.url("/a/b/"), jar: jar).value()
+        #expect(try cookiesEchoed(await JarRequest(server.url("/a/b"), jar: jar).value()) == ["nopath": "1"])
+        #expect(try cookiesEchoed(await JarRequest(server.url("/a/dir/"), jar: jar).value()) == ["dir": "2"])
+        #expect(try cookiesEchoed(await JarRequest(server.url("/a/dir"), jar: jar).value()).isEmpty)
+        #expect(try cookiesEchoed(await JarRequest(server.url("/a"), jar: jar).value()).isEmpty)
+    }
+
     @Test("each hop of a redirect gets the cookies of its own URL (path), including those its 302 just set")
     func eachHopItsOwnCookies() async throws {
         let server = try TestServer.started()

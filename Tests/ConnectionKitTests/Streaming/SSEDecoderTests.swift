@@ -86,6 +86,16 @@ struct SSEDecoderTests {
         #expect(events.map(\.lastEventID) == ["1", "1"])
     }
 
+    @Test("an id Last-Event-ID could not carry (over the size limit, or with a control character) is ignored")
+    func idTooLongOrUnsendable() throws {
+        let longest = String(repeating: "x", count: SSEDecoder.maximumLastEventIDLength)
+        let tooLong = longest + "x"
+        let text = "id: 1\ndata: a\n\nid: \(tooLong)\ndata: b\n\nid: 2\u{1}\ndata: c\n\nid: \(longest)\ndata: d\n\n"
+        let events = try decode(text)
+        #expect(events.map(\.lastEventID) == ["1", "1", "1", longest])
+        #expect(try decode("id: a\tb\ndata: e\n\n").map(\.lastEventID) == ["a\tb"])
+    }
+
     @Test(
         "retry takes ASCII digits only; anything else is ignored",
         arguments: [

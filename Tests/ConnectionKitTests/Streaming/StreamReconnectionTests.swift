@@ -110,6 +110,32 @@ struct StreamReconnectionTests {
         #expect(recorder.endings.count == 1)
     }
 
+    @Test("a 900 kB id is ignored: the reconnection sends the previous Last-Event-ID and the stream goes on")
+    func oversizedIDKeepsThePreviousOne() async throws {
+        let server = try TestServer.started()
+        defer { server.stop() }
+        let connections = Locked(0)
+        let hugeID = String(repeating: "7", count: 900_000)
+        server.route("/feed") { _ in
+            if connections.increment() == 1 {
+                return .eventStream(["id: 1\ndata: a\n\n", "id: \(hugeID)\ndata: b\n\n"], thenDrop: true)
+            }
+            return .eventStream(["data: c\n\n"])
+        }
+        let request = Feed(server.url("/feed"), policy: quickReconnect)
+        let recorder = StreamRecorder(request)
+        request.start()
+        await recorder.ended()
+        guard case .success(3)? = recorder.endings.first else {
+            Issue.record("expected success with 3 events, got \(recorder.endings)")
+            return
+        }
+        #expect(recorder.elements.map(\.data) == ["a", "b", "c"])
+        #expect(recorder.elements.map(\.lastEventID) == ["1", "1", "1"])
+        #expect(server.receivedRequests("/feed").map { $0.header("Last-Event-ID") } == [nil, "1"])
+        #expect(request.lastEventID == "1")
+    }
+
     @Test("a lastEventID set before the start is sent on the first connection")
     func presetLastEventID() async throws {
         let server = try TestServer.started()
