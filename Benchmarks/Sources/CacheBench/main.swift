@@ -10,7 +10,8 @@
 // request a hit replaces. The `requests` rows go through the request path of a client with an in-memory
 // cache, per transport (URLSession, and libcurl where it loads), N/100 sequential requests each, µs per
 // request: `network` a class on networkOnly (the request a hit replaces), `miss` a GET of a new URL each
-// time (looked up, sent, stored), `hit` a fresh stored GET (nothing sent), `revalidated` a stale one answered
+// time (looked up, sent, stored), `hit` a fresh stored GET (nothing sent), `hit heuristic` one fresh only by
+// its `Last-Modified` (RFC 9111 §4.2.2, as nginx serves a file), `revalidated` a stale one answered
 // by a 304 (sent with If-None-Match, the stored body delivered); `--only hits` (or `network`) runs those rows alone (to
 // profile them). CACHEBENCH_NO_HISTORY=1 turns the clients'
 // history and statistics off (what recording an ending costs). Each row prints the median of --rounds
