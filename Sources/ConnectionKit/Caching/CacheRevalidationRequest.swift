@@ -38,7 +38,7 @@ final class CacheRevalidationRequest: BasicConnectionRequest, @unchecked Sendabl
     /// Starts the refresh of `request`, the attempt `owner` answered from the cache.
     static func start(for owner: AnyConnectionRequest, request: URLRequest) {
         let settings = Settings(
-            client: owner.client, transport: owner.transport, tls: owner.tls, proxy: owner.proxy,
+            client: owner.runClient, transport: owner.transport, tls: owner.tls, proxy: owner.proxy,
             timeoutInterval: owner.timeoutInterval, secretHeaderFields: owner.secretHeaderFields,
             secretQueryItems: owner.secretQueryItems, cookieJar: owner.cookieJar, httpCache: owner.httpCache,
             maximumResponseBodySize: owner.maximumResponseBodySize)

@@ -13,15 +13,23 @@ extension AnyConnectionRequest {
         start(waiter: nil)
     }
 
+    /// Starts the request on `client` instead of the class's ``client``: its registry lists the run, its
+    /// transport, HTTP cache and cookie jar serve it (unless the class overrides ``transport``,
+    /// ``httpCache`` or ``cookieJar``), its shutdown drains it. For one request on a service's own client
+    /// without a subclass per client. Ignored while the request is running.
+    public func start(on client: ConnectionClient) {
+        start(waiter: nil, on: client)
+    }
+
     /// Starts a run, or joins the one in progress; `waiter` (if any) gets that run's ending. With
     /// `alreadyCancelled`, a new run ends cancelled before its first attempt, so nothing is sent. A new run
     /// started for a task that awaits it delivers as `delivery` says instead of on `callbackQueue`; a run
     /// joined keeps its own delivery.
     func start(
         waiter: (@Sendable (Result<any Sendable, any Error>) -> Void)?, delivery: RunDelivery? = nil,
-        alreadyCancelled: Bool = false
+        on chosen: ConnectionClient? = nil, alreadyCancelled: Bool = false
     ) {
-        let client = self.client
+        let client = chosen ?? self.client
         let action = storage.withLock { state in
             let action = state.lifecycle.handle(.start)
             switch action {

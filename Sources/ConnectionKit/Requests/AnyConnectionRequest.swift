@@ -218,6 +218,8 @@ open class AnyConnectionRequest: @unchecked Sendable, CustomDebugStringConvertib
     /// statistics count them, its transport moves them (unless ``transport`` is overridden), its shutdown
     /// drains them. Default ``ConnectionClient/shared``. Override it once in an app superclass, returning
     /// one instance (a `static let`). Read at every ``start()``: a run stays with the client it started on.
+    /// A run started with ``start(on:)`` or ``ConnectionRequest/value(on:)`` is on the client given there
+    /// instead, whatever this returns.
     open var client: ConnectionClient { .shared }
 
     // MARK: - Debug output
@@ -258,11 +260,12 @@ open class AnyConnectionRequest: @unchecked Sendable, CustomDebugStringConvertib
     /// 300 KiB, or one header line over 100 KiB, whatever this says; that also ends in `.responseTooLarge`.
     open var maximumResponseHeaderSize: Int { 128 * 1024 }
 
-    /// What moves this class's bytes. Default: the ``client``'s transport (for ``ConnectionClient/shared``,
+    /// What moves this class's bytes. Default: the transport of the run's client (``client``, or the one given
+    /// to ``start(on:)``) (for ``ConnectionClient/shared``,
     /// ``ConnectionTransport/default``: URLSession unless the app chose otherwise). Override it, e.g. in an
     /// app superclass, to send some classes over libcurl on Linux (``ConnectionTransport/libcurl()``). Read
     /// at the start of every transfer.
-    open var transport: ConnectionTransport { client.transport }
+    open var transport: ConnectionTransport { runClient.transport }
 
     /// The proxy this class's requests go through, e.g. `http://proxy.internal:3128` (user name and
     /// password may be in the URL; they never appear in debug output or errors). Schemes: `http`,
@@ -280,23 +283,23 @@ open class AnyConnectionRequest: @unchecked Sendable, CustomDebugStringConvertib
     /// on Linux; over URLSession the request fails before sending. Read at the start of every transfer.
     open var tls: TLSConfiguration { .default }
 
-    /// The cookie jar this class's requests share (RFC 6265). Default: its ``client``'s
-    /// ``ConnectionClient/cookieJar``, which is `nil` unless the client was made with one (never for
+    /// The cookie jar this class's requests share (RFC 6265). Default: the run's client's (``client``, or the
+    /// one given to ``start(on:)``) ``ConnectionClient/cookieJar``, which is `nil` unless the client was made with one (never for
     /// ``ConnectionClient/shared``): then no cookies are stored and a request sends exactly the `Cookie`
     /// header it sets. Give your client a jar, or override this hook once in an app superclass with one
     /// jar (`static let jar = CookieJar()`): every `Set-Cookie` of its responses is stored, redirect hops
     /// included, and each transfer, each hop of a redirect too, gets the cookies of its own URL, after the
     /// `Cookie` header the request sets itself (kept; a cookie named there is not added again). Read at the
     /// start of every transfer and at every response.
-    open var cookieJar: CookieJar? { client.cookieJar }
+    open var cookieJar: CookieJar? { runClient.cookieJar }
 
-    /// The HTTP cache (RFC 9111) this class's requests use. Default: its ``client``'s
-    /// ``ConnectionClient/httpCache``, which is `nil` unless the client was made with one (never for
+    /// The HTTP cache (RFC 9111) this class's requests use. Default: the run's client's (``client``, or the
+    /// one given to ``start(on:)``) ``ConnectionClient/httpCache``, which is `nil` unless the client was made with one (never for
     /// ``ConnectionClient/shared``): then every request goes to the network, as before caching existed.
     /// With a cache, ``cachePolicy`` says how it is used, and an unsafe request (`POST`, `PUT`, `PATCH`,
     /// `DELETE`) answered with a 2xx or 3xx removes the stored responses of its URL whatever the policy.
     /// Read once per attempt. See <doc:caching>.
-    open var httpCache: HTTPCache? { client.httpCache }
+    open var httpCache: HTTPCache? { runClient.httpCache }
 
     /// How this class uses its ``httpCache``. Default: ``HTTPCachePolicy/useCache`` when the class has a
     /// cache (a client made with one expects it used: RFC 9111, fresh answers without the network, stale

@@ -66,10 +66,29 @@ open class ConnectionRequest<Output: Sendable>: AnyConnectionRequest, @unchecked
     /// ``AnyConnectionRequest/callbackQueue``, and nothing of the run is left running or queued when it
     /// returns. A run it joins (started with ``AnyConnectionRequest/start()``) ends where that run delivers.
     public func value() async throws -> Output {
+        try await run(on: nil)
+    }
+
+    /// As ``value()``, on `client` instead of the class's ``AnyConnectionRequest/client`` (see
+    /// ``AnyConnectionRequest/start(on:)``): one request on a service's own client, without a subclass per
+    /// client.
+    ///
+    /// ```swift
+    /// let body = try await BasicConnectionRequest(request: URLRequest(url: health)).value(on: Billing.client)
+    /// ```
+    public func value(on client: ConnectionClient) async throws -> Output {
+        try await run(on: client)
+    }
+
+    /// Starts a run on `chosen` (or the class's client) for this task, or joins the run in progress, and
+    /// returns its result.
+    private func run(on chosen: ConnectionClient?) async throws -> Output {
         let inbox = RunInbox()
         let result: Result<any Sendable, any Error> = await withTaskCancellationHandler {
             // Checked before starting: a cancel after `start` could only race the transfer it began.
-            start(waiter: { inbox.deliver($0) }, delivery: .awaitingTask(inbox), alreadyCancelled: Task.isCancelled)
+            start(
+                waiter: { inbox.deliver($0) }, delivery: .awaitingTask(inbox), on: chosen,
+                alreadyCancelled: Task.isCancelled)
             // Cancelled between the check and the start: `onCancel` found nothing running to cancel.
             if Task.isCancelled { cancel() }
             // This task runs the run's processing work, its events and its ending itself (a run it joined
