@@ -4,7 +4,9 @@
 Starts InspectorDemo (a process running requests with its inspector on), starts headless Chromium,
 drives it over the DevTools protocol and checks the rendered DOM: live rows appear and disappear, the
 history's waterfall has one bar per timing the process reported, the detail view shows the redacted
-cURL command, a cancel button cancels the request in the process. Saves a screenshot.
+cURL command, a cancel button cancels the request in the process, a request started after the page opened
+shows its URL and attempt while its server has sent nothing, the statistics table fits the 1280 px window.
+Saves a screenshot.
 
     scripts/inspector-browser-test.py [--demo .build/debug/InspectorDemo] [--screenshot out.png]
     scripts/inspector-browser-test.py --first-render 10000   # time to first render, 10,000 live requests
@@ -180,7 +182,7 @@ def check(condition, message):
 def start_demo(path, arguments):
     if not os.path.exists(path):
         fail(f"{path} is missing: run swift build first")
-    demo = subprocess.Popen([path] + arguments, stdout=subprocess.PIPE, text=True)
+    demo = subprocess.Popen([path] + arguments, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     url = demo.stdout.readline().strip()
     if not url.startswith("http://127.0.0.1:"):
         demo.kill()
@@ -195,7 +197,7 @@ def api(url, path):
     return json.load(urllib.request.urlopen(request, timeout=10))
 
 
-def run_checks(browser, url, screenshot):
+def run_checks(browser, demo, url, screenshot):
     browser.open(url)
     browser.wait_for("the page's first render", "document.body && document.body.dataset.firstRender")
 
@@ -210,6 +212,20 @@ def run_checks(browser, url, screenshot):
         .querySelectorAll('#live-body tr')].map(r => r.dataset.id));
         return {json.dumps(seen)}.filter(id => !ids.has(id)); }})()""")
     check(len(gone) > 0, "live rows disappear when their request ends")
+
+    # A request started now, after the page opened, whose server never answers: its row shows the URL and
+    # attempt from its `sending` event, with nothing received.
+    demo.stdin.write("held\n")
+    demo.stdin.flush()
+    held = browser.wait_for("the held request's row with its URL and attempt", """(() => {
+        const tr = document.querySelector('#live-body tr[data-class="HeldFetch"]');
+        if (!tr) return null;
+        const cells = {url: tr.querySelector('.url').textContent, attempt: tr.querySelector('.attempt').textContent,
+            received: tr.querySelector('.bytes').textContent, method: tr.children[1].textContent};
+        return cells.url.includes('/held?started=after-the-page') && cells.attempt === '1' ? cells : null;
+    })()""")
+    check(held["received"] == "0 B" and held["method"] == "GET",
+          f"a request started after the page opened shows its URL and attempt before any answer ({held})")
     browser.wait_for("the ended request in the history",
                      f"document.querySelector('#history-body tr[data-id=\"{gone[0]}\"]') !== null")
     check(True, "the ended request appears in the history")
@@ -250,6 +266,17 @@ def run_checks(browser, url, screenshot):
     # The statistics table.
     check(browser.wait_for("statistics rows", "document.querySelectorAll('#stats-body tr').length"),
           "per-class statistics are shown")
+    fits = browser.wait_for("a statistics row with failures", """(() => {
+        // The 14th cell holds the failures by kind.
+        const row = [...document.querySelectorAll('#stats-body tr')].find(r => r.children[13].textContent);
+        if (!row) return null;
+        const box = document.getElementById('stats-body').closest('.scroll');
+        const button = row.querySelector('button.cancel-class').getBoundingClientRect();
+        return {scrollWidth: box.scrollWidth, clientWidth: box.clientWidth, buttonRight: button.right,
+            window: window.innerWidth};
+    })()""")
+    check(fits["scrollWidth"] <= fits["clientWidth"] and fits["buttonRight"] <= fits["window"],
+          f"the statistics table fits a {fits['window']} px window, its cancel button in view ({fits})")
 
     # A cancel button cancels the request in the process.
     hanging = browser.wait_for("the hanging request's row",
@@ -301,7 +328,7 @@ def main():
         if options.first_render:
             first_render(browser, url, options.first_render)
         else:
-            run_checks(browser, url, options.screenshot)
+            run_checks(browser, demo, url, options.screenshot)
             print("PASS: the inspector page in headless Chromium")
     finally:
         if browser:

@@ -3,11 +3,15 @@
 filter names must then fail. A mutation that survives (its tests still pass) is a failure: a test whose
 name claims that promise does not hold it.
 
-    scripts/mutations.sh [--rotate COUNT] [--check] [--keep-going] [NAME ...]
+    scripts/mutations.sh [--rotate COUNT] [--changed-since REV [--max N]] [--check] [--keep-going] [NAME ...]
 
 Without arguments every mutation runs. NAME picks mutations by file name (without `.mutation`); `--rotate
 COUNT` runs COUNT of them, spread over the sorted list from an offset taken from the commit's hash, so that
-successive commits run different ones (CI). `--check` only verifies that every mutation still applies.
+successive commits run different ones (CI). `--changed-since REV` adds every mutation whose `file:` changed
+between REV and HEAD (all of `git log REV..HEAD`), so that a change cannot weaken the tests of what it
+touched unseen; `--max N` (default 8) caps them, keeping those of the most recently changed files and
+naming the rest. Alone (no NAME, no `--rotate`), `--changed-since` runs only those. `--check` only verifies
+that every mutation still applies.
 
 One scratch copy of the tree, in `.build/mutations/tree` (`MUTATIONS_SCRATCH` overrides), keeps its own
 warm `.build`: the tree's files are copied over it when they differ, it is built once, then for each
@@ -190,6 +194,42 @@ def failed_tests(logs: Path, mutation: Mutation) -> str:
     return f": {len(names)} failed, e.g. \"{names[0]}\""
 
 
+def changed_files(since: str) -> list[str]:
+    """The files changed between `since` and HEAD, the most recently changed first. `since` may be missing
+    from a shallow clone: then the oldest commit there is stands in for it, and a note says so."""
+    def git(*arguments: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(["git", *arguments], cwd=ROOT, capture_output=True, text=True)
+
+    if git("rev-parse", "--verify", "--quiet", f"{since}^{{commit}}").returncode != 0:
+        roots = git("rev-list", "--max-parents=0", "HEAD").stdout.split()
+        shallow = (ROOT / ".git" / "shallow").exists() or git("rev-parse", "--is-shallow-repository").stdout.strip() == "true"
+        oldest = git("rev-list", "--reverse", "HEAD").stdout.split()[:1]
+        print(f"note: {since} is not in this clone ({'shallow' if shallow else 'short history'}); "
+              f"changes since {(oldest or roots or ['HEAD'])[0][:12]} are used", flush=True)
+        since = (oldest or roots or ["HEAD"])[0]
+    log = git("log", "--format=", "--name-only", f"{since}..HEAD").stdout.splitlines()
+    seen: dict[str, None] = {}
+    for name in log:
+        if name.strip():
+            seen.setdefault(name.strip(), None)
+    return list(seen)
+
+
+def select_changed(all_mutations: list[Mutation], since: str, maximum: int) -> list[Mutation]:
+    """The mutations whose file changed since `since`: those of the most recently changed files first, at
+    most `maximum` (the rest are named, so that a run that skipped some says which)."""
+    order = {name: index for index, name in enumerate(changed_files(since))}
+    touched = sorted((m for m in all_mutations if m.file in order), key=lambda m: (order[m.file], m.name))
+    if len(touched) > maximum:
+        skipped = ", ".join(m.name for m in touched[maximum:maximum + 5])
+        skipped += ", …" if len(touched) > maximum + 5 else ""
+        print(f"note: {len(touched)} mutations target files changed since {since}; the {maximum} of the most "
+              f"recently changed files run, not: {skipped}", flush=True)
+    print(f"changed since {since}: {min(len(touched), maximum)} mutations "
+          f"({', '.join(m.name for m in touched[:maximum]) or 'none'})", flush=True)
+    return touched[:maximum]
+
+
 def select(all_mutations: list[Mutation], names: list[str], rotate: int | None) -> list[Mutation]:
     if names:
         by_name = {m.name: m for m in all_mutations}
@@ -209,6 +249,11 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("names", nargs="*", help="mutations to run (file names without .mutation)")
     parser.add_argument("--rotate", type=int, metavar="COUNT", help="run COUNT mutations chosen by the commit")
+    parser.add_argument("--changed-since", metavar="REV",
+                        help="also run every mutation whose file changed between REV and HEAD (CI: HEAD~20)")
+    parser.add_argument("--max", type=int, default=8, metavar="N",
+                        help="run at most N of the --changed-since mutations, those of the most recently "
+                             "changed files first (default 8)")
     parser.add_argument("--check", action="store_true", help="only check that every mutation applies")
     parser.add_argument("--no-baseline", action="store_true",
                         help="skip running each filter on the unmutated build first")
@@ -234,6 +279,14 @@ def main() -> int:
             print(f"  {folder}: {sum(1 for m in all_mutations if str(Path(m.file).parent) == folder)}")
         return 0
     chosen = select(all_mutations, args.names, args.rotate)
+    if args.changed_since:
+        if args.rotate is None and not args.names:
+            chosen = []
+        extra = select_changed(all_mutations, args.changed_since, args.max)
+        chosen += [m for m in extra if m not in chosen]
+        if not chosen:
+            print("no mutation to run")
+            return 0
 
     if args.in_place:
         scratch, logs = ROOT, ROOT / ".build" / "mutations" / "logs"

@@ -8,6 +8,8 @@ import Foundation
 // Prints the inspector's URL on the first line of standard output, then runs until killed.
 //   InspectorDemo            a loop of quick, slow, failing and retried requests, plus one that hangs
 //   InspectorDemo --live N   N requests that hang, started at once (for the first-render figure)
+// A line `held` on standard input starts a HeldFetch, whose server never answers: the browser test starts
+// one after the page opened, to see its URL in the live list while nothing came back.
 
 final class QuickFetch: ConnectionRequest<Data>, @unchecked Sendable {
     // Safe: `target` is a `let` set in init.
@@ -36,6 +38,14 @@ final class FlakyUpload: ConnectionRequest<Data>, @unchecked Sendable {
     }
 }
 
+final class HeldFetch: ConnectionRequest<Data>, @unchecked Sendable {
+    // Safe: `target` is a `let` set in init.
+    let target: URL
+    init(_ target: URL) { self.target = target }
+    override var url: URL? { target }
+    override var timeoutInterval: TimeInterval { 3600 }
+}
+
 final class HangingPoll: ConnectionRequest<Data>, @unchecked Sendable {
     // Safe: `target` is a `let` set in init.
     let target: URL
@@ -52,10 +62,17 @@ server.route("/slow") { _ in
 let flakyCount = Counter()
 server.route("/flaky") { _ in flakyCount.next() % 3 == 2 ? .text("stored") : .status(503) }
 server.route("/hang") { _ in TestResponse(fault: .neverRespond) }
+server.route("/held") { _ in TestResponse(fault: .neverRespond) }
 
 let inspector = ConnectionInspector()
 let url = try inspector.start()
 FileHandle.standardOutput.write(Data((url.absoluteString + "\n").utf8))
+
+Thread.detachNewThread {
+    while let line = readLine() {
+        if line == "held" { HeldFetch(server.url("/held?started=after-the-page")).start() }
+    }
+}
 
 let arguments = CommandLine.arguments
 if let index = arguments.firstIndex(of: "--live"), index + 1 < arguments.count, let count = Int(arguments[index + 1]) {

@@ -142,7 +142,7 @@ case "awaited-endings":
         client = .shared
     } else if rest[1] == "libcurl" {
         do {
-            client = try ConnectionClient(transport: .libcurl, label: "awaited")
+            client = try ConnectionClient(checking: .libcurl, label: "awaited")
         } catch {
             fail("libcurl cannot be loaded: \(error)")
         }

@@ -68,7 +68,7 @@ func requestRows(options: Options) async throws {
         ("URLSession", ConnectionClient(label: "bench-urlsession", httpCache: .inMemory(maximumBytes: 256 << 20)))
     ]
     if let curl = try? ConnectionClient(
-        transport: .libcurl, label: "bench-curl", httpCache: .inMemory(maximumBytes: 256 << 20))
+        checking: .libcurl, label: "bench-curl", httpCache: .inMemory(maximumBytes: 256 << 20))
     {
         clients.append(("libcurl", curl))
     }

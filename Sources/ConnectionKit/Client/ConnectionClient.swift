@@ -29,8 +29,12 @@ public final class ConnectionClient: Sendable, CustomStringConvertible {
         /// to a file).
         case urlSession
         /// libcurl event loops of the client's own (two threads, named after ``threadNamePrefix``);
-        /// Linux only.
+        /// Linux only. Also spelled `.libcurl()`, as ``ConnectionTransport/libcurl()`` is.
         case libcurl
+
+        /// The same as ``libcurl``: `ConnectionClient(transport: .libcurl(), label: "billing")` reads as
+        /// `ConnectionTransport.default = try .libcurl()` does.
+        public static func libcurl() -> TransportChoice { .libcurl }
     }
 
     /// Where the ending of a run started with ``AnyConnectionRequest/start()`` is delivered
@@ -121,38 +125,95 @@ public final class ConnectionClient: Sendable, CustomStringConvertible {
         label: String? = nil, cookieJar: CookieJar? = nil, httpCache: HTTPCache? = nil,
         delivery: Delivery = .callbackQueue
     ) {
-        let parts = Self.numbered(label)
-        let transport = URLSessionTransport.makeOwned()
-        self.init(
-            label: parts.label, prefix: parts.prefix,
-            transport: ConnectionTransport(implementation: transport, name: "URLSession"),
-            stop: { transport.shutdown() }, threadIDs: { [] }, cookieJar: cookieJar, httpCache: httpCache,
-            delivery: delivery)
+        self.init(transport: .urlSession, label: label, cookieJar: cookieJar, httpCache: httpCache, delivery: delivery)
     }
 
-    /// A client with a transport of its own: `.urlSession` or `.libcurl`, and `cookieJar` and `httpCache`
+    /// A client with a transport of its own: `.urlSession` or `.libcurl()`, and `cookieJar` and `httpCache`
     /// (when given) for its requests, whose endings are delivered as `delivery` says.
-    /// - Throws: ``ConnectionTransport/UnavailableError`` when `.libcurl` is asked for and libcurl
-    ///   cannot be loaded, or on platforms other than Linux.
+    ///
+    /// Never throws, so that a client is declared where clients live (`static let client = ...`). Where
+    /// libcurl is asked for and cannot run (it cannot be loaded, is too old, or the platform is not Linux),
+    /// the client is created all the same and each of its requests fails, with nothing sent, with
+    /// ``ConnectionError/Kind/transportUnavailable`` carrying the reason (``ConnectionError/reason``). To
+    /// learn it at once instead, create the client with ``init(checking:label:cookieJar:httpCache:delivery:)``.
     public convenience init(
         transport: TransportChoice, label: String? = nil, cookieJar: CookieJar? = nil, httpCache: HTTPCache? = nil,
         delivery: Delivery = .callbackQueue
+    ) {
+        let parts = Self.numbered(label)
+        self.init(
+            parts: parts, made: Self.makeOwnTransport(transport, threadNamePrefix: parts.prefix),
+            cookieJar: cookieJar, httpCache: httpCache, delivery: delivery)
+    }
+
+    /// The same client as ``init(transport:label:cookieJar:httpCache:delivery:)``, but one that throws when
+    /// its transport cannot run, for a program that would rather stop at once (or fall back to `.urlSession`).
+    /// - Throws: ``ConnectionTransport/UnavailableError`` when `.libcurl()` is asked for and libcurl
+    ///   cannot be loaded or is too old, or on platforms other than Linux.
+    public convenience init(
+        checking transport: TransportChoice, label: String? = nil, cookieJar: CookieJar? = nil,
+        httpCache: HTTPCache? = nil, delivery: Delivery = .callbackQueue
     ) throws(ConnectionTransport.UnavailableError) {
-        guard case .libcurl = transport else {
-            self.init(label: label, cookieJar: cookieJar, httpCache: httpCache, delivery: delivery)
-            return
+        let parts = Self.numbered(label)
+        let own = try Self.makeOwnTransport(transport, threadNamePrefix: parts.prefix).get()
+        self.init(parts: parts, own: own, cookieJar: cookieJar, httpCache: httpCache, delivery: delivery)
+    }
+
+    /// A client on the transport `made`, or, when it could not be made, on one that refuses every transfer
+    /// with `transportUnavailable` (the reason for each request, rather than a client that quietly falls
+    /// back to URLSession or cannot be declared).
+    convenience init(
+        parts: (label: String, prefix: String), made: Result<OwnTransport, ConnectionTransport.UnavailableError>,
+        cookieJar: CookieJar?, httpCache: HTTPCache?, delivery: Delivery
+    ) {
+        let own: OwnTransport
+        switch made {
+        case .success(let transport): own = transport
+        case .failure(let error):
+            let refusing = UnavailableTransport(reason: error.reason)
+            own = OwnTransport(
+                transport: ConnectionTransport(implementation: refusing, name: "libcurl"), stop: {}, threadIDs: { [] })
+        }
+        self.init(parts: parts, own: own, cookieJar: cookieJar, httpCache: httpCache, delivery: delivery)
+    }
+
+    /// A client's own transport, how to stop it, and its threads.
+    struct OwnTransport {
+        let transport: ConnectionTransport
+        let stop: @Sendable () -> Void
+        let threadIDs: @Sendable () -> [Int32]
+    }
+
+    /// Makes the transport `choice` names, its threads named with `threadNamePrefix`.
+    static func makeOwnTransport(
+        _ choice: TransportChoice, threadNamePrefix: String
+    ) -> Result<OwnTransport, ConnectionTransport.UnavailableError> {
+        guard case .libcurl = choice else {
+            let session = URLSessionTransport.makeOwned()
+            return .success(
+                OwnTransport(
+                    transport: ConnectionTransport(implementation: session, name: "URLSession"),
+                    stop: { session.shutdown() }, threadIDs: { [] }))
         }
         #if canImport(CCurlShim)
-            let parts = Self.numbered(label)
-            let curl = try CurlTransport.make(threadName: parts.prefix + "curl").get()
-            self.init(
-                label: parts.label, prefix: parts.prefix,
-                transport: ConnectionTransport(implementation: curl, name: "libcurl"),
-                stop: { curl.shutdown() }, threadIDs: { curl.threadIDs }, cookieJar: cookieJar,
-                httpCache: httpCache, delivery: delivery)
+            return CurlTransport.make(threadName: threadNamePrefix + "curl").map { curl in
+                OwnTransport(
+                    transport: ConnectionTransport(implementation: curl, name: "libcurl"),
+                    stop: { curl.shutdown() }, threadIDs: { curl.threadIDs })
+            }
         #else
-            throw ConnectionTransport.UnavailableError(reason: "the libcurl transport is available on Linux only")
+            return .failure(
+                ConnectionTransport.UnavailableError(reason: "the libcurl transport is available on Linux only"))
         #endif
+    }
+
+    private convenience init(
+        parts: (label: String, prefix: String), own: OwnTransport, cookieJar: CookieJar?, httpCache: HTTPCache?,
+        delivery: Delivery
+    ) {
+        self.init(
+            label: parts.label, prefix: parts.prefix, transport: own.transport, stop: own.stop,
+            threadIDs: own.threadIDs, cookieJar: cookieJar, httpCache: httpCache, delivery: delivery)
     }
 
     private init(

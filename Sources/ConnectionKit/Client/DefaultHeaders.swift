@@ -3,14 +3,15 @@ import Foundation
 /// Builds the header fields an app superclass usually sends with every request (see
 /// ``AnyConnectionRequest/defaultHeaderFields``).
 public enum DefaultHeaders {
-    /// ConnectionKit's version, as sent in `User-Agent`.
-    public static let connectionKitVersion = "1.0"
+    /// ConnectionKit's version, as sent in `User-Agent` and written as a HAR export's `creator`: `2.0`, the
+    /// version the guides describe (a package depending on it names `from: "2.0.0"`).
+    public static let connectionKitVersion = "2.0"
 
     /// `Accept`, `Accept-Language` and `User-Agent`:
     /// - `Accept`: `accept` (default `application/json`);
     /// - `Accept-Language`: ``acceptLanguage(_:)`` of ``preferredLanguages``, e.g. `en-GB, en;q=0.9, fr;q=0.8`,
     ///   at most 6; `en` when none is known (on Linux: when the locale is `C` or `POSIX`, as in most containers);
-    /// - `User-Agent`: `<appName>/<appVersion> ConnectionKit/<version>`, e.g. `Seed/2.1 ConnectionKit/1.0`.
+    /// - `User-Agent`: `<appName>/<appVersion> ConnectionKit/<version>`, e.g. `Seed/2.1 ConnectionKit/2.0`.
     public static func standard(appName: String, appVersion: String, accept: String = "application/json")
         -> [String: String]
     {

@@ -24,7 +24,7 @@ extension ConnectionError {
         /// The kinds there are; a new one is added here and in ``ConnectionError/Kind``'s static members.
         enum Code: String, Sendable, CaseIterable {
             case cancelled, timedOut, invalidRequest, transport, unacceptableStatusCode, parsing, fileSystem
-            case responseTooLarge, tooManyRedirects, streamBufferFull, tls, clientShutDown, other
+            case responseTooLarge, tooManyRedirects, streamBufferFull, tls, clientShutDown, transportUnavailable, other
         }
 
         /// What an error of this kind carries besides its kind.
@@ -100,6 +100,10 @@ extension ConnectionError {
         /// The request's ``ConnectionClient`` is shut down (or shutting down): the request was not started
         /// and nothing was sent. Never retried by ``RetryPolicy``.
         public static let clientShutDown = Kind(.clientShutDown)
+        /// The request's transport cannot run in this process: a client created with
+        /// `ConnectionClient(transport: .libcurl())` where libcurl cannot be loaded, is too old, or the platform
+        /// is not Linux. ``ConnectionError/reason`` says why. Nothing was sent; never retried by ``RetryPolicy``.
+        public static let transportUnavailable = Kind(.transportUnavailable)
         /// Any other error, e.g. one thrown by an overridden hook (``ConnectionError/underlyingError``).
         public static let other = Kind(.other)
 
@@ -125,6 +129,8 @@ extension ConnectionError {
         public static func streamBufferFull(limit: Int) -> Kind { Kind(.streamBufferFull, .limit(Int64(limit))) }
         /// A `tls` kind carrying what went wrong.
         public static func tls(_ failure: TLSFailure) -> Kind { Kind(.tls, .tls(failure)) }
+        /// A `transportUnavailable` kind carrying why the transport cannot run.
+        public static func transportUnavailable(reason: String) -> Kind { Kind(.transportUnavailable, .reason(reason)) }
         /// An `other` kind carrying the error.
         public static func other(underlying: any Error) -> Kind { Kind(.other, .underlying(underlying)) }
     }

@@ -63,7 +63,8 @@ public struct ConnectionError: Error, Sendable, LocalizedError, CustomStringConv
         return nil
     }
 
-    /// Why the request could not be built, for an `invalidRequest` error; otherwise `nil`.
+    /// Why the request could not be built, for an `invalidRequest` error, or why its transport cannot run, for a
+    /// `transportUnavailable` one; otherwise `nil`.
     public var reason: String? {
         if case .reason(let reason) = kind.detail { return reason }
         return nil
@@ -136,6 +137,8 @@ public struct ConnectionError: Error, Sendable, LocalizedError, CustomStringConv
             return "\(name) could not make a secure connection: \(tlsFailure.map { "\($0)" } ?? "unknown")"
         case .clientShutDown:
             return "\(name) was not started: its ConnectionClient is shut down."
+        case .transportUnavailable:
+            return "\(name) was not sent: its transport is unavailable: \(reason ?? "unknown")"
         case .other:
             return "\(name) failed: \(details)"
         }

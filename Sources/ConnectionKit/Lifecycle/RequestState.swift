@@ -13,6 +13,8 @@ struct RequestState {
     var progressHandler: (@Sendable (TransferProgress) -> Void)?
     /// `ConnectionRequest<Output>`'s completion handler, type-erased so that one lock guards it too.
     var completionHandler: (any Sendable)?
+    /// What `instanceSettings` set for hooks whose default reads it.
+    var instanceSettings = AnyConnectionRequest.InstanceSettings()
 
     // MARK: The current run
     /// Which run, attempt and transfer, their timers, and whether the ending is claimed or visible.

@@ -4,8 +4,12 @@ import Foundation
 public struct ConnectionEvent: Sendable, CustomStringConvertible {
     /// What happened.
     public enum Kind: Sendable {
-        /// The request started.
+        /// The request started: its ``ConnectionSnapshot`` has the class's method, and no URL yet (attempt 0).
         case started
+        /// A transfer (the first attempt, a retry or a redirect hop) is about to be sent: the snapshot has
+        /// its redacted URL, method and attempt number, before any byte moved (a request whose server holds
+        /// its response shows its URL from here on).
+        case sending
         /// Bytes moved (rate-limited like ``AnyConnectionRequest/progressHandler``).
         case progressed(TransferProgress)
         /// An attempt failed with `error`; attempt number `attempt` starts after `delay` seconds.
@@ -21,7 +25,7 @@ public struct ConnectionEvent: Sendable, CustomStringConvertible {
         public var isEnd: Bool {
             switch self {
             case .finished, .failed, .cancelled: return true
-            case .started, .progressed, .retried: return false
+            case .started, .sending, .progressed, .retried: return false
             }
         }
 
@@ -29,6 +33,7 @@ public struct ConnectionEvent: Sendable, CustomStringConvertible {
         public var name: String {
             switch self {
             case .started: return "started"
+            case .sending: return "sending"
             case .progressed: return "progressed"
             case .retried: return "retried"
             case .finished: return "finished"

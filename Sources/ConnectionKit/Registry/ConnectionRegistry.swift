@@ -165,7 +165,6 @@ public final class ConnectionRegistry: Sendable {
 extension ConnectionRegistry: RequestObserver {
     /// Feeds the event streams (``events``).
     func request(_ request: AnyConnectionRequest, did event: RequestEvent) {
-        if case .willSend = event { return }
         if case .receivedBody = event { return }
         let listeners = state.withLock { Array($0.listeners.values) }
         guard !listeners.isEmpty else { return }
@@ -173,8 +172,10 @@ extension ConnectionRegistry: RequestObserver {
         let kind: ConnectionEvent.Kind
         var last = false
         switch event {
-        case .willSend, .receivedBody: return
+        case .receivedBody: return
         case .started: kind = .started
+        // The snapshot of `started` has no URL yet: this one gives each transfer's, before any byte moves.
+        case .willSend: kind = .sending
         case .progressed(let progress, let isLast): (kind, last) = (.progressed(progress), isLast)
         case .retried(let attempt, let delay, let error): kind = .retried(attempt: attempt, delay: delay, error: error)
         case .ended(.success): kind = .finished(statusCode: snapshot.statusCode)

@@ -54,19 +54,22 @@ open class AnyConnectionRequest: @unchecked Sendable, CustomDebugStringConvertib
     open var httpMethod: HTTPMethod { .get }
 
     /// Header fields set on the request; each replaces any earlier value of the same name
-    /// (case-insensitively), never appends. Default `[:]`.
-    open var requestHeaderFields: [String: String] { [:] }
+    /// (case-insensitively), never appends. Default `[:]`, or what ``instanceSettings`` sets.
+    open var requestHeaderFields: [String: String] {
+        storage.withLock { $0.instanceSettings.requestHeaderFields } ?? [:]
+    }
 
     /// The request body. Default `nil`. A `GET` or `HEAD` with a body fails with `invalidRequest`.
     open var bodyData: Data? { nil }
 
     /// Seconds without a byte sent or received before the attempt fails with `.timedOut`.
     /// Default 60. Fractions are honoured (URLSession on Linux truncates its own to whole seconds,
-    /// so ConnectionKit enforces this one itself). Must be positive.
-    open var timeoutInterval: TimeInterval { 60 }
+    /// so ConnectionKit enforces this one itself). Must be positive. Settable on one instance through
+    /// ``instanceSettings``.
+    open var timeoutInterval: TimeInterval { storage.withLock { $0.instanceSettings.timeoutInterval } ?? 60 }
 
-    /// When a failed attempt is retried. Default ``RetryPolicy/none``.
-    open var retryPolicy: RetryPolicy { .none }
+    /// When a failed attempt is retried. Default ``RetryPolicy/none``, or what ``instanceSettings`` sets.
+    open var retryPolicy: RetryPolicy { storage.withLock { $0.instanceSettings.retryPolicy } ?? .none }
 
     /// Credentials applied to every attempt's `Authorization` header, unless the built request
     /// already has one. Default `nil`. Not re-applied after a redirect to another origin. A token
@@ -101,8 +104,17 @@ open class AnyConnectionRequest: @unchecked Sendable, CustomDebugStringConvertib
     open var errorCode: Int { 0 }
 
     /// Progress is delivered at most this often per direction, in seconds (plus once at the end of
-    /// each direction). Default 0.1.
-    open var progressInterval: TimeInterval { 0.1 }
+    /// each direction). Default 0.1, or what ``instanceSettings`` sets.
+    open var progressInterval: TimeInterval { storage.withLock { $0.instanceSettings.progressInterval } ?? 0.1 }
+
+    /// Values set on this instance for ``progressInterval``, ``timeoutInterval``, ``retryPolicy`` and
+    /// ``requestHeaderFields``, for a one-off request that is not worth a subclass (a
+    /// ``DownloadRequest/init(from:to:)``, a ``BasicConnectionRequest``). Default: none set. A subclass's
+    /// override of a hook wins over its setting here. See ``InstanceSettings``.
+    public var instanceSettings: InstanceSettings {
+        get { storage.withLock { $0.instanceSettings } }
+        set { storage.withLock { $0.instanceSettings = newValue } }
+    }
 
     /// Where the response body is saved. Default `nil` (kept in memory). When set, the body streams
     /// to a temporary file beside the destination and is renamed into place only when complete and
@@ -360,7 +372,14 @@ open class AnyConnectionRequest: @unchecked Sendable, CustomDebugStringConvertib
 
     /// Where every handler runs. Default `.main`, as the original. A program without a main run
     /// loop or `dispatchMain()` (a plain command-line tool) must pick another queue, or use
-    /// ``ConnectionRequest/value()``.
+    /// ``ConnectionRequest/value()``. On Linux under an `async` `main` or `dispatchMain()`, a worker thread
+    /// serves the main queue: `Thread.isMainThread` is `false` in `.main` handlers there.
+    ///
+    /// Must be a serial queue: the request's handlers are submitted in order (each progress report, then
+    /// the ending) and run as the queue runs them. A concurrent queue (`.global()`) is accepted, as
+    /// libdispatch cannot tell it apart, but then one request's handlers may overlap and finish out of
+    /// order: progress reports at once or out of order, a report after the ending. Exactly one ending still
+    /// runs. See <doc:endpoints#A-concurrent-callback-queue>.
     public var callbackQueue: DispatchQueue {
         get { storage.withLock { $0.callbackQueue } }
         set { storage.withLock { $0.callbackQueue = newValue } }

@@ -28,7 +28,9 @@ open class BasicConnectionRequest: ConnectionRequest<Data>, @unchecked Sendable 
     }
 
     /// The request to send. Default `nil`: starting without one fails with `invalidRequest`.
-    /// ``AnyConnectionRequest/timeoutInterval`` and ``AnyConnectionRequest/authorization`` still apply.
+    /// ``AnyConnectionRequest/timeoutInterval`` and ``AnyConnectionRequest/authorization`` still apply: the
+    /// request's own `timeoutInterval` is replaced by the hook's (set it with
+    /// ``AnyConnectionRequest/instanceSettings``).
     public var request: URLRequest? {
         get { oneOffRequest.withLock { $0 } }
         set { oneOffRequest.withLock { $0 = newValue } }
@@ -37,11 +39,16 @@ open class BasicConnectionRequest: ConnectionRequest<Data>, @unchecked Sendable 
     /// The URL of ``request``.
     open override var url: URL? { request?.url }
 
-    /// Returns ``request``.
+    /// Returns ``request``, with ``AnyConnectionRequest/requestHeaderFields`` set on it (each replacing the
+    /// request's value of the same name): `[:]` unless overridden or set in
+    /// ``AnyConnectionRequest/instanceSettings``.
     open override func makeURLRequest() throws -> URLRequest {
-        guard let request else {
+        guard var request else {
             throw ConnectionError(
                 .invalidRequest(reason: "\(Self.self) has no request. Set `request` before starting."))
+        }
+        for (name, value) in requestHeaderFields {
+            request.setValue(value, forHTTPHeaderField: name)
         }
         return request
     }

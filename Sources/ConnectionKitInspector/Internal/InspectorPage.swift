@@ -49,6 +49,10 @@ enum InspectorPage {
         #detail h3 { font-size:12px; margin:10px 0 4px; color:var(--muted); text-transform:uppercase; }
         #detail pre { background:#f6f8fa; padding:8px; overflow:auto; margin:0; font-size:12px; }
         .empty { color:var(--muted); padding:8px 10px; }
+        /* The statistics fit a 1280 px window: headers and the failure kinds wrap, the cancel button stays in view. */
+        #stats-table th { white-space:normal; }
+        #stats-table th, #stats-table td { padding:4px 6px; }
+        #stats-table td.kinds { white-space:normal; min-width:110px; }
         a { color:var(--accent); }
         </style></head>
         <body>
@@ -72,7 +76,7 @@ enum InspectorPage {
         <th>try</th><th>duration</th><th>url</th><th>waterfall</th></tr></thead><tbody id="history-body"></tbody></table></div>
         <div id="detail"></div></section>
         <section><h2>Statistics per class <small>since start or reset</small></h2>
-        <div class="scroll"><table><thead><tr><th>class</th><th>requests</th><th>ok</th><th>failed</th><th>cancelled</th>
+        <div class="scroll"><table id="stats-table"><thead><tr><th>class</th><th>requests</th><th>ok</th><th>failed</th><th>cancelled</th>
         <th>error rate</th><th>retries</th><th>p50</th><th>p90</th><th>p99</th><th>max</th><th>sent</th><th>received</th>
         <th>failures by kind</th><th></th></tr></thead><tbody id="stats-body"></tbody></table></div></section>
         </main>
@@ -110,12 +114,15 @@ enum InspectorPage {
             tr = document.createElement("tr");
             tr.dataset.id = r.id;
             tr.dataset.class = r.type;
-            tr.innerHTML = "<td>" + esc(r.type) + "</td><td>" + esc(r.method) + '</td><td class="url" title="' + esc(r.url) + '">'
-              + esc(r.url) + '</td><td class="state"></td><td class="num attempt"></td><td><span class="progress"><span></span></span> '
+            tr.innerHTML = "<td>" + esc(r.type) + '</td><td class="method"></td><td class="url"></td><td class="state"></td><td class="num attempt"></td><td><span class="progress"><span></span></span> '
               + '<small class="bytes"></small></td><td class="num age"></td><td><button class="cancel" data-id="' + esc(r.id)
               + '">cancel</button></td>';
             liveRows.set(r.id, tr);
           }
+          // A request's URL and attempt arrive with its `sending` event, after the row was made from `started`.
+          const url = tr.querySelector(".url");
+          if (url.textContent !== (r.url || "")) { url.textContent = r.url || ""; url.title = r.url || ""; }
+          tr.querySelector(".method").textContent = r.method;
           const p = progressOf(r);
           tr.querySelector(".progress").className = p === null ? "progress unknown" : "progress";
           tr.querySelector(".progress span").style.width = p === null ? "" : (p * 100).toFixed(1) + "%";
@@ -235,7 +242,7 @@ enum InspectorPage {
             + '</td><td class="num">' + (s.requests ? (s.failures / s.requests * 100).toFixed(1) : "0.0") + ' %</td><td class="num">' + s.retries
             + '</td><td class="num">' + sec(s.latency.p50) + '</td><td class="num">' + sec(s.latency.p90) + '</td><td class="num">' + sec(s.latency.p99)
             + '</td><td class="num">' + sec(s.latency.max) + '</td><td class="num">' + bytes(s.bytesSent) + '</td><td class="num">' + bytes(s.bytesReceived)
-            + "</td><td>" + esc(Object.entries(s.failuresByKind).map(([k, v]) => k + " " + v).join(", "))
+            + '</td><td class="kinds">' + esc(Object.entries(s.failuresByKind).map(([k, v]) => k + " " + v).join(", "))
             + '</td><td><button class="cancel-class" data-class="' + esc(s.typeName) + '">cancel live</button></td></tr>').join("");
         }
         async function loadStats() { stats = await api("/api/statistics"); renderStats(); refreshClasses(); }

@@ -100,7 +100,7 @@ struct EventView: Encodable {
         case .retried(_, let wait, let failure):
             error = failure.description
             delay = wait
-        case .started, .progressed, .finished, .cancelled: break
+        case .started, .sending, .progressed, .finished, .cancelled: break
         }
     }
 }

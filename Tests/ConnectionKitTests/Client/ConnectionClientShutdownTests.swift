@@ -23,7 +23,7 @@ struct ConnectionClientShutdownTests {
         server.route("/late") { _ in .text("late") }
 
         let before = ProcessThreads.all()
-        let client = try ConnectionClient(transport: transport, label: "shutdown-load")
+        let client = try ConnectionClient(checking: transport, label: "shutdown-load")
         let prefix = client.threadNamePrefix
         #expect(before.allSatisfy { !$0.name.hasPrefix(prefix) })
         let recorder = EndingRecorder()
@@ -78,7 +78,7 @@ struct ConnectionClientShutdownTests {
         let server = try TestServer.started()
         defer { server.stop() }
         server.route("/after") { _ in .text("after") }
-        let client = try ConnectionClient(transport: .libcurl, label: "after-shutdown")
+        let client = try ConnectionClient(checking: .libcurl, label: "after-shutdown")
         #expect(!client.isShutDown)
         try await within(30, "the shutdown of an idle client") { await client.shutdown() }
         #expect(client.isShutDown)
@@ -103,7 +103,7 @@ struct ConnectionClientShutdownTests {
         let server = try TestServer.started()
         defer { server.stop() }
         server.route("/slow") { _ in TestResponse(body: .data(Data("slow".utf8)), delayBeforeHeaders: 0.5) }
-        let client = try ConnectionClient(transport: .libcurl, label: "and-wait")
+        let client = try ConnectionClient(checking: .libcurl, label: "and-wait")
         let request = FetchOnClient(server.url("/slow"), on: client)
         let endings = Endings(request)
         request.start()

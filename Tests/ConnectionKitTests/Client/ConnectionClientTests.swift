@@ -19,7 +19,7 @@ struct ConnectionClientTests {
             return .text(request.query ?? "")
         }
         let overURLSession = ConnectionClient(label: "apart-urlsession")
-        let overLibcurl = try ConnectionClient(transport: .libcurl, label: "apart-libcurl")
+        let overLibcurl = try ConnectionClient(checking: .libcurl, label: "apart-libcurl")
         #expect(overURLSession.transport.name == "URLSession")
         #expect(overLibcurl.transport.name == "libcurl")
         let recorder = EndingRecorder()

@@ -17,9 +17,8 @@ struct PerCallClientTests {
         let server = try TestServer.started()
         defer { server.stop() }
         server.route("/health") { _ in .text("up") }
-        let (first, second) = (
-            ConnectionClient.ownForTests(label: "per-call-first"), ConnectionClient.ownForTests(label: "per-call-second")
-        )
+        let first = ConnectionClient.ownForTests(label: "per-call-first")
+        let second = ConnectionClient.ownForTests(label: "per-call-second")
         let request = BasicConnectionRequest(request: URLRequest(url: server.url("/health")))
         let bodies = try await within(30, "two runs on two clients") {
             (try? await request.value(on: first), try? await request.value(on: second))

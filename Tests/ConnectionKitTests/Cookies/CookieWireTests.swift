@@ -184,7 +184,7 @@ struct ClientCookieJarTests {
         CookieRoutes.install(on: server)
         for choice in [ConnectionClient.TransportChoice.urlSession, .libcurl] {
             let jar = CookieJar()
-            let client = try ConnectionClient(transport: choice, label: "cookies", cookieJar: jar)
+            let client = try ConnectionClient(checking: choice, label: "cookies", cookieJar: jar)
             _ = try await FetchOnClient(server.url("/cookies/set?session=abc123"), on: client).value()
             let later = try await FetchOnClient(server.url("/cookies"), on: client).value()
             #expect(String(decoding: later, as: UTF8.self).contains("abc123"), "\(choice)")

@@ -12,7 +12,8 @@ struct ErrorKindTests {
         (.cancelled, "cancelled"), (.timedOut, "timedOut"), (.invalidRequest, "invalidRequest"),
         (.transport, "transport"), (.unacceptableStatusCode, "unacceptableStatusCode"), (.parsing, "parsing"),
         (.fileSystem, "fileSystem"), (.responseTooLarge, "responseTooLarge"), (.tooManyRedirects, "tooManyRedirects"),
-        (.streamBufferFull, "streamBufferFull"), (.tls, "tls"), (.clientShutDown, "clientShutDown"), (.other, "other"),
+        (.streamBufferFull, "streamBufferFull"), (.tls, "tls"), (.clientShutDown, "clientShutDown"),
+        (.transportUnavailable, "transportUnavailable"), (.other, "other"),
     ]
 
     @Test func everyKindKeepsItsName() {

@@ -54,13 +54,23 @@ final class RetryProbe: Probe, @unchecked Sendable {  // Safe: no state of its o
         #expect(events.last?.kind.name == "finished")
         #expect(events.allSatisfy { $0.snapshot.identifier == request.identifier })
         let names = events.map(\.kind.name)
-        #expect(Set(names.dropFirst().dropLast()).isSubset(of: ["progressed"]), "\(names)")
+        #expect(Set(names.dropFirst().dropLast()).isSubset(of: ["sending", "progressed"]), "\(names)")
+        #expect(names.filter { $0 == "sending" }.count == 1, "one transfer, one sending event: \(names)")
+        #expect(names.dropFirst().first == "sending", "the URL is known before any byte moves: \(names)")
         #expect(zip(events, events.dropFirst()).allSatisfy { $0.date <= $1.date })
 
         let started = events.first?.snapshot
         #expect(started?.state == .running)
         #expect(started?.method == "POST", "the class's method before the first attempt is built")
         #expect(started?.attempt == 0)
+        #expect(started?.redactedURL == nil, "started comes before the first attempt is built")
+
+        // What the inspector's live list shows for a request whose server has sent nothing yet.
+        let sending = events.first { $0.kind.name == "sending" }?.snapshot
+        #expect(sending?.redactedURL == server.url("/upload?page=2").absoluteString)
+        #expect(sending?.attempt == 1)
+        #expect(sending?.method == "POST")
+        #expect(sending?.bytesSent == 0 && sending?.bytesReceived == 0)
 
         let downloads = events.compactMap { event -> TransferProgress? in
             if case .progressed(let progress) = event.kind, progress.direction == .download { return progress }
@@ -97,8 +107,9 @@ final class RetryProbe: Probe, @unchecked Sendable {  // Safe: no state of its o
         request.start()
         guard endings.wait() else { return }
         let events = await collector.value.filter { $0.kind.name != "progressed" }
-        #expect(events.map(\.kind.name) == ["started", "retried", "finished"])
-        if case .retried(let attempt, _, let error) = events.dropFirst().first?.kind {
+        #expect(events.map(\.kind.name) == ["started", "sending", "retried", "sending", "finished"])
+        #expect(events.filter { $0.kind.name == "sending" }.map(\.snapshot.attempt) == [1, 2])
+        if case .retried(let attempt, _, let error) = events.dropFirst(2).first?.kind {
             #expect(attempt == 2)
             #expect(error.statusCode == 503)
         }

@@ -58,7 +58,8 @@ final class EventedRetry: RetryingRequest, @unchecked Sendable {}
         let ending = recorder.ending(of: request)
         #expect(ending?.error?.statusCode == 503)
         let mine = await collected.value
-        #expect(mine.map(\.kind.name) == ["started", "retried", "retried", "failed"])
+        #expect(
+            mine.map(\.kind.name) == ["started", "sending", "retried", "sending", "retried", "sending", "failed"])
         #expect(Set(mine.map(\.snapshot.identifier)) == [request.identifier])
         let retries = mine.compactMap { event -> (next: Int, delay: TimeInterval, status: Int?, shown: Int)? in
             guard case .retried(let attempt, let delay, let error) = event.kind else { return nil }

@@ -65,7 +65,7 @@
         /// A libcurl client of the test's own. The shared transport's pool serves every test running in
         /// parallel, and their connections can displace this test's idle one, which reads as a new connection.
         static func clientOfItsOwn() throws -> ConnectionClient {
-            try ConnectionClient(transport: .libcurl, label: "poisoned")
+            try ConnectionClient(checking: .libcurl, label: "poisoned")
         }
 
         @Test(

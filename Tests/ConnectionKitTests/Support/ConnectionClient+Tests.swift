@@ -10,7 +10,7 @@ extension ConnectionClient {
         guard ConnectionTransport.default.name == "libcurl" else {
             return ConnectionClient(label: label, httpCache: httpCache, delivery: delivery)
         }
-        return (try? ConnectionClient(transport: .libcurl, label: label, httpCache: httpCache, delivery: delivery))
+        return (try? ConnectionClient(checking: .libcurl, label: label, httpCache: httpCache, delivery: delivery))
             ?? ConnectionClient(label: label, httpCache: httpCache, delivery: delivery)
     }
 }

@@ -91,7 +91,7 @@ import Testing
         /// that has its connection, even after another server's hanging request made that loop the busier.
         @Test("libcurl: requests sent one at a time stay on one connection while another server's request hangs")
         func idleConnectionKeepsItsHost() async throws {
-            let client = try ConnectionClient(transport: .libcurl, label: "admission")
+            let client = try ConnectionClient(checking: .libcurl, label: "admission")
             let transport = client.transport
             let server = try TestServer.started()
             let hanging = try TestServer.started()

@@ -32,6 +32,28 @@ fileprivate func billingStatus() {
 }
 
 // MARK: - docs/client.md block 2
+fileprivate enum Search {
+    /// Every argument of `ConnectionClient(transport:label:cookieJar:httpCache:delivery:)`, in order.
+    static let client = ConnectionClient(
+        transport: .libcurl(),  // .urlSession (what ConnectionClient(label:) makes) or .libcurl()
+        label: "search",  // default nil: "client<n>"; names its threads and logs
+        cookieJar: CookieJar(),  // default nil: no cookies
+        httpCache: .inMemory(maximumBytes: 32 << 20),  // default nil: nothing cached
+        delivery: .callbackQueue  // the default; see "Delivery without a thread crossing" below
+    )
+
+    /// The same arguments without `transport:`: a URLSession of the client's own.
+    static let overURLSession = ConnectionClient(
+        label: "search-urlsession", cookieJar: nil, httpCache: nil, delivery: .callbackQueue)
+}
+
+/// The form that throws `ConnectionTransport.UnavailableError` at once when libcurl cannot run.
+fileprivate func makeSearchClientOrStop() throws -> ConnectionClient {
+    try ConnectionClient(
+        checking: .libcurl(), label: "search-checked", cookieJar: nil, httpCache: nil, delivery: .callbackQueue)
+}
+
+// MARK: - docs/client.md block 3
 fileprivate final class FetchHealth: ConnectionRequest<Data>, @unchecked Sendable {
     // Safe: only immutable stored properties.
     let target: URL
@@ -45,19 +67,19 @@ fileprivate final class FetchHealth: ConnectionRequest<Data>, @unchecked Sendabl
 }
 
 fileprivate func healthIsRecordedOnItsOwnClient(_ server: URL) async throws {
-    let client = try ConnectionClient(transport: .libcurl, label: "health-test")
+    let client = try ConnectionClient(checking: .libcurl(), label: "health-test")
     _ = try await FetchHealth(server, on: client).value()
     assert(client.registry.history().count == 1)  // this test's run only, whatever else runs in parallel
     await client.shutdown()
 }
 
-// MARK: - docs/client.md block 3
+// MARK: - docs/client.md block 4
 fileprivate enum Catalog {
     /// A service's client whose `start()` runs end where the response was parsed.
     static let client = ConnectionClient(label: "catalog", delivery: .immediate)
 }
 
-// MARK: - docs/client.md block 4
+// MARK: - docs/client.md block 5
 fileprivate func serve(until stop: AsyncStream<Void>) async {
     for await _ in stop { break }  // e.g. a SIGTERM handler yields here
     await Billing.client.shutdown(gracePeriod: 10)

@@ -164,6 +164,17 @@ fileprivate final class FetchInbox: ConnectionRequest<Data>, @unchecked Sendable
 }
 
 // MARK: - docs/endpoints.md block 7
+fileprivate func downloadReport(to destination: URL) async throws -> URL {
+    let download = DownloadRequest(from: URL(string: "https://example.com/report.pdf")!, to: destination)
+    download.instanceSettings.progressInterval = 0.5  // default 0.1
+    download.instanceSettings.timeoutInterval = 20  // default 60
+    download.instanceSettings.retryPolicy = .default  // default .none
+    download.instanceSettings.requestHeaderFields = ["X-Report": "monthly"]  // default [:]
+    download.progressHandler = { progress in print(progress) }
+    return try await download.value()
+}
+
+// MARK: - docs/endpoints.md block 8
 /// Every Tag Along endpoint inherits the base URL, the JSON handling, the timeout and the one place
 /// where failures are reported.
 fileprivate class TagAlongRequest<Output: Decodable & Sendable>: JSONConnectionRequest<Output>, @unchecked Sendable {

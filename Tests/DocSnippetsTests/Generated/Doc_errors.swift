@@ -26,6 +26,7 @@ fileprivate func describe(_ error: ConnectionError) -> String {
     case .streamBufferFull: return "the stream's consumer fell \(error.limit ?? 0) elements behind"
     case .tls: return "no secure connection (\(error.tlsFailure.map { "\($0.reason)" } ?? "")): \(error.tlsFailure?.message ?? "")"
     case .clientShutDown: return "not started: the request's ConnectionClient is shut down"
+    case .transportUnavailable: return "not sent: its transport cannot run here: \(error.reason ?? "")"
     case .other: return "other: \(error.underlyingError.map { "\($0)" } ?? "")"
     default: return "\(error.kind.name): \(error.localizedDescription)"  // a kind added in a later release
     }

@@ -96,7 +96,9 @@ fileprivate func watchRequests() -> Task<Void, Never> {
         for await event in ConnectionRegistry.shared.events {
             switch event.kind {
             case .started:
-                print("→", event.snapshot.typeName, event.snapshot.method, event.snapshot.redactedURL ?? "-")
+                print("→", event.snapshot.typeName, event.snapshot.method)
+            case .sending:
+                print("⇢", event.snapshot.typeName, event.snapshot.redactedURL ?? "-", "attempt", event.snapshot.attempt)
             case .progressed(let progress):
                 print("…", event.snapshot.typeName, progress.direction, progress.completedBytes)
             case .retried(let attempt, let delay, let error):

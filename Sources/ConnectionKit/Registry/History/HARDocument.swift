@@ -10,7 +10,7 @@ import Foundation
 struct HARDocument: Encodable {
     struct Log: Encodable {
         var version = "1.2"
-        var creator = NameVersion(name: "ConnectionKit", version: "1.0")
+        var creator = NameVersion(name: "ConnectionKit", version: DefaultHeaders.connectionKitVersion)
         var pages: [String] = []
         var entries: [Entry]
     }

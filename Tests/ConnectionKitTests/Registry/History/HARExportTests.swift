@@ -18,6 +18,8 @@ import Testing
             sys.exit(3)
         parser = HarParser.from_file(sys.argv[1])
         assert parser.har_data["version"] == "1.2"
+        # The same version as the User-Agent's ConnectionKit/<version>.
+        assert parser.har_data["creator"] == {"name": "ConnectionKit", "version": "\(DefaultHeaders.connectionKitVersion)"}
         page = HarPage("unknown", har_parser=parser)
         for entry in page.entries:
             print(json.dumps({
