@@ -182,15 +182,28 @@ struct DeliveryTests {
         #expect(request.state == .cancelled)
     }
 
-    @Test("two endings of one request delivered at once each end their own value() callers")
+    @Test(
+        "two endings of one request delivered at once, on a concurrent callback queue, each end the value() callers that joined them"
+    )
     func overlappingEndingsResolveTheirOwnWaiters() async throws {
         let server = try TestServer.started()
         defer { server.stop() }
         let count = Locked(0)
-        server.route("/numbered") { _ in .text("\(count.increment())") }
+        let gates = [OpenableGate(), OpenableGate()]
+        defer { gates.forEach { $0.open() } }
+        server.route("/numbered") { _ in
+            let number = count.increment()
+            gates[number - 1].pass()
+            return .text("\(number)")
+        }
         let request = HeldFirstResult(server.url("/numbered"))
         request.callbackQueue = DispatchQueue(label: "delivery-concurrent", attributes: .concurrent)
+        // Each run is started with start() and joined by a value() caller, whose result is then resolved by
+        // the ending delivered on the callback queue (a dispatch thread, so the held hook blocks no task).
+        request.start()
         let first = Task { try? await request.value() }
+        try await joined(request, waiters: 1)
+        gates[0].open()
         // The first run's result hook now waits for the second run's, which is delivered beside it.
         let delivering = try await within(30, "the first run's result hook") {
             await withCheckedContinuation { continuation in
@@ -200,10 +213,22 @@ struct DeliveryTests {
             }
         }
         #expect(delivering)
+        request.start()
         let second = Task { try? await request.value() }
+        try await joined(request, waiters: 1)
+        gates[1].open()
         let bodies = try await within(30, "both value() callers") { (await first.value, await second.value) }
         #expect(bodies.0.map { String(decoding: $0, as: UTF8.self) } == "1")
         #expect(bodies.1.map { String(decoding: $0, as: UTF8.self) } == "2")
+    }
+
+    /// Returns once `request`'s current run has `waiters` value() callers.
+    private func joined(_ request: AnyConnectionRequest, waiters: Int) async throws {
+        try await within(30, "a value() caller joining the run") {
+            while request.storage.withLock({ $0.waiters.count }) < waiters {
+                try? await Task.sleep(for: .milliseconds(2))
+            }
+        }
     }
 }
 

@@ -32,6 +32,12 @@ fileprivate func billingStatus() {
 }
 
 // MARK: - docs/client.md block 2
+fileprivate func checkBillingHealth(_ health: URL) async throws -> Bool {
+    let body = try await BasicConnectionRequest(request: URLRequest(url: health)).value(on: Billing.client)
+    return !body.isEmpty
+}
+
+// MARK: - docs/client.md block 3
 fileprivate enum Search {
     /// Every argument of `ConnectionClient(transport:label:cookieJar:httpCache:delivery:)`, in order.
     static let client = ConnectionClient(
@@ -53,7 +59,7 @@ fileprivate func makeSearchClientOrStop() throws -> ConnectionClient {
         checking: .libcurl(), label: "search-checked", cookieJar: nil, httpCache: nil, delivery: .callbackQueue)
 }
 
-// MARK: - docs/client.md block 3
+// MARK: - docs/client.md block 4
 fileprivate final class FetchHealth: ConnectionRequest<Data>, @unchecked Sendable {
     // Safe: only immutable stored properties.
     let target: URL
@@ -73,13 +79,13 @@ fileprivate func healthIsRecordedOnItsOwnClient(_ server: URL) async throws {
     await client.shutdown()
 }
 
-// MARK: - docs/client.md block 4
+// MARK: - docs/client.md block 5
 fileprivate enum Catalog {
     /// A service's client whose `start()` runs end where the response was parsed.
     static let client = ConnectionClient(label: "catalog", delivery: .immediate)
 }
 
-// MARK: - docs/client.md block 5
+// MARK: - docs/client.md block 6
 fileprivate func serve(until stop: AsyncStream<Void>) async {
     for await _ in stop { break }  // e.g. a SIGTERM handler yields here
     await Billing.client.shutdown(gracePeriod: 10)
