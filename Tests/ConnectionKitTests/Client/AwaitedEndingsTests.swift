@@ -34,12 +34,15 @@ struct AwaitedEndingsTests {
     @Test(
         "every ending of a value() run comes with the main queue never served",
         arguments: [("urlSession", "shared"), ("urlSession", "own"), ("libcurl", "shared"), ("libcurl", "own")])
-    func everyEndingComesWithoutTheMainQueue(transport: String, client: String) throws {
+    func everyEndingComesWithoutTheMainQueue(transport: String, client: String) async throws {
         let server = try TestServer.started()
         defer { server.stop() }
         Self.routes(on: server)
         let child = try ChildProcess(["awaited-endings", server.url("/").absoluteString, transport, client])
-        let (status, printed) = child.finish(timeout: 120)
+        // Waited for off the cooperative pool: a test blocking it stalls every other test of the run.
+        let (status, printed) = await withCheckedContinuation { continuation in
+            DispatchQueue.global().async { continuation.resume(returning: child.finish(timeout: 120)) }
+        }
         let ended = Dictionary(
             printed.split(separator: "\n").compactMap { line -> (String, String)? in
                 let words = line.split(separator: " ", maxSplits: 2).map(String.init)
