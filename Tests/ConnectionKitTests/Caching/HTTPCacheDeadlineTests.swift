@@ -73,8 +73,10 @@ struct HTTPCacheDeadlineTests {
         #expect(try await CachedFetch(url, client: Self.client).value() == body)
         failing.withLock { $0 = true }
 
-        // A 503 is retried, but the first backoff (5 s) ends after the deadline (1 s): no second attempt.
-        let bounded = RetryPolicy(maximumAttempts: 3, initialBackoff: 5, jitter: 0, deadline: 1)
+        // A 503 is retried, but the first backoff (60 s) ends after the deadline (10 s): no second attempt. The
+        // deadline leaves the awaiting task room to process the 503 on a loaded test run, where its job waits
+        // behind every other test's on the cooperative pool.
+        let bounded = RetryPolicy(maximumAttempts: 3, initialBackoff: 60, jitter: 0, deadline: 10)
         let during = DeadlineFetch(url, client: Self.client, policy: nil, retries: bounded)
         #expect(try await during.value() == body)
         #expect(during.responseSource == .staleCache)

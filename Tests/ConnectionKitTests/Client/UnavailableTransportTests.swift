@@ -27,7 +27,7 @@ struct UnavailableTransportTests {
             error?.localizedDescription
                 == "FetchOnClient was not sent: its transport is unavailable: libcurl could not be loaded (test)")
         #expect(server.hits("/any") == 0)
-        try await within(10, "the shutdown of a client without a transport") { await client.shutdown() }
+        try await within(60, "the shutdown of a client without a transport") { await client.shutdown() }
     }
 
     @Test("ConnectionClient(transport: .libcurl()) needs no try and, with libcurl here, sends over libcurl")
@@ -42,7 +42,7 @@ struct UnavailableTransportTests {
             let request = FetchOnClient(server.url("/any"), on: client)
             request.callbackQueue = testCallbackQueue
             #expect(try await request.value() == Data("sent".utf8))
-            try await within(10, "the shutdown of \(client)") { await client.shutdown() }
+            try await within(60, "the shutdown of \(client)") { await client.shutdown() }
         }
         #expect(server.hits("/any") == 2)
     }
