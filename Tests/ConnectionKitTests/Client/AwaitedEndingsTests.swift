@@ -41,7 +41,7 @@ struct AwaitedEndingsTests {
         let child = try ChildProcess(["awaited-endings", server.url("/").absoluteString, transport, client])
         // Waited for off the cooperative pool: a test blocking it stalls every other test of the run.
         let (status, printed) = await withCheckedContinuation { continuation in
-            DispatchQueue.global().async { continuation.resume(returning: child.finish(timeout: 120)) }
+            DispatchQueue.global().async { continuation.resume(returning: child.finish(timeout: 60)) }
         }
         let ended = Dictionary(
             printed.split(separator: "\n").compactMap { line -> (String, String)? in
