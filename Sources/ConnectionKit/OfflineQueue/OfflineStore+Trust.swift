@@ -16,16 +16,22 @@ extension OfflineStore {
         ConnectionError(.fileSystem(underlying: OfflineQueueError(kind)))
     }
 
-    /// Creates `folder` (0700) when missing, then checks it.
-    static func makeTrustedFolder(_ folder: URL) throws {
+    /// Creates `folder` (0700) when missing, then checks it. Returns whether this call created it: its entry in
+    /// the folder above is durable only once that folder is synced.
+    @discardableResult
+    static func makeTrustedFolder(_ folder: URL) throws -> Bool {
         var info = stat()
+        var created = false
         if lstat(folder.path, &info) != 0 {
             guard errno == ENOENT else { throw posixError("inspect \(folder.path)") }
-            if mkdir(folder.path, 0o700) != 0 && errno != EEXIST {
+            if mkdir(folder.path, 0o700) == 0 {
+                created = true
+            } else if errno != EEXIST {
                 throw posixError("create folder \(folder.path)")
             }
         }
         try checkTrusted(folder, folder: true)
+        return created
     }
 
     /// Refuses a link, something of the wrong type, another user's, or one the group or others may write.

@@ -42,9 +42,11 @@ final class OfflineStore: Sendable {
         (pendingFolder, bodiesFolder, deadFolder) = (folder("pending"), folder("bodies"), folder("dead"))
         (corruptFolder, journalFolder) = (folder("corrupt"), folder("journal"))
         let folders = [directory, pendingFolder, bodiesFolder, deadFolder, corruptFolder, journalFolder]
+        var created: [URL] = []
         for folder in folders {
-            try Self.makeTrustedFolder(folder)
+            if try Self.makeTrustedFolder(folder) { created.append(folder) }
         }
+        try Self.syncCreations(of: created, in: directory, files: files)
         let lockPath = directory.appendingPathComponent("lock").path
         let descriptor = open(lockPath, O_CREAT | O_RDWR | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard descriptor >= 0 else {
@@ -155,6 +157,15 @@ final class OfflineStore: Sendable {
         } catch {
             throw ConnectionError(.fileSystem(underlying: POSIXFileError.offlineQueue(error)))
         }
+    }
+
+    /// Makes the entries of the folders `init` created durable: without it a power cut can take a subfolder
+    /// (or the whole queue folder) away under files that were synced into it. The folder above `directory` is
+    /// the user's: when it cannot be opened for reading, its entry is left to the file system.
+    private static func syncCreations(of created: [URL], in directory: URL, files: any OfflineFileOperations) throws {
+        guard let first = created.first else { return }
+        if created.count > 1 || first != directory { try syncFolder(directory, files: files) }
+        if first == directory { try? files.syncFolder(directory.deletingLastPathComponent()) }
     }
 
     /// The failure `errno` describes now, of what `action` names, as the queue's error.

@@ -264,15 +264,21 @@ struct HTTPCacheWireTests {
         let server = try TestServer.started()
         defer { server.stop() }
         let body = Self.randomBody()
+        // The revalidation's answer comes late: an answer that waited for it would come later still.
+        let revalidationDelay: TimeInterval = 6
         server.route("/swr") { request in
             if request.header("If-None-Match") == "\"s1\"" {
-                return TestResponse(status: 304, headers: [TestHeader("ETag", "\"s1\"")])
+                return TestResponse(
+                    status: 304, headers: [TestHeader("ETag", "\"s1\"")], delayBeforeHeaders: revalidationDelay)
             }
             return Self.response(body, ["Cache-Control": "max-age=0, stale-while-revalidate=600", "ETag": "\"s1\""])
         }
         #expect(try await CachedFetch(server.url("/swr"), client: Self.client).value() == body)
         let stale = CachedFetch(server.url("/swr"), client: Self.client)
+        let asked = Date()
         #expect(try await stale.value() == body)
+        let waited = Date().timeIntervalSince(asked)
+        #expect(waited < revalidationDelay / 2, "the stale answer took \(waited) s: it waited for the revalidation")
         #expect(stale.responseSource == .staleCache)
         #expect(await server.waitForHits("/swr", count: 2, timeout: 60))
         #expect(server.receivedRequests("/swr").last?.header("If-None-Match") == "\"s1\"")
@@ -289,5 +295,10 @@ struct HTTPCacheWireTests {
             #expect(request.responseSource == .network)
         }
         #expect(server.hits("/bypass") == 2)
+        // The store, asked by a class that uses it: a stored max-age=600 response would answer this at once.
+        let reader = CachedFetch(server.url("/bypass"), client: Self.client)
+        _ = try await reader.value()
+        #expect(reader.responseSource == .network, "a networkOnly response was stored")
+        #expect(server.hits("/bypass") == 3)
     }
 }

@@ -45,6 +45,32 @@ struct SharedCacheFolderTests {
         #expect(names.count == 1, "\(names)")
     }
 
+    @Test("an entry another process wrote after this one opened the folder is a hit here, with that process's body")
+    func otherProcessWriteIsAHit() throws {
+        let folder = CacheFixtures.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        // Opened on an empty folder: the entry can only come from the other process.
+        let cache = try HTTPCache(folder: folder, maximumBytes: 8 << 20, log: { _ in })
+        let request = HTTPCacheRequest(url: URL(string: "https://shared.example/feed")!)
+        guard case .miss = cache.lookup(request) else {
+            Issue.record("an empty folder answered")
+            return
+        }
+        let child = try ChildProcess(["share-http-cache", folder.path, "98", "1"])
+        child.waitForLine("READY", timeout: 30)
+        child.send("go")
+        let result = child.finish(timeout: 60)
+        #expect(result.status == 0)
+        #expect(result.printed.contains("DONE 0"), "\(result.printed)")
+        guard case .fresh(let response) = cache.lookup(request) else {
+            Issue.record("the other process's entry is not a fresh hit: \(cache.lookup(request))")
+            return
+        }
+        #expect(response.headerFields["x-fill"] == "98")
+        #expect(response.body.count == Int(response.headerFields["x-length"] ?? ""))
+        #expect(response.body.allSatisfy { $0 == 98 })
+    }
+
     @Test(
         "opening a folder while another writer renames and removes files in it never fails: a file gone since the listing is skipped"
     )

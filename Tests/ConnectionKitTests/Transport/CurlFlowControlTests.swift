@@ -394,6 +394,14 @@ import Testing
                 "\(state.chunks) chunks for \(length) bytes")
             // Every buffer came back once its chunk was written, and the last ones wait for reuse.
             #expect(await eventually { queue.buffers.freeCount > 0 })
+            // Reused, not only kept: at most what the queue may hold at once (and a few in hand) was ever
+            // allocated, whatever the body's length.
+            let handedOut = queue.buffers.handedOut
+            let mostAtOnce = CurlBodyQueue.bound / CurlBodyBuffers.capacity + CurlBodyBuffers.keptFree + 2
+            #expect(handedOut.takes >= state.chunks, "\(handedOut.takes) buffers for \(state.chunks) chunks")
+            #expect(
+                handedOut.allocations <= mostAtOnce,
+                "\(handedOut.allocations) of \(handedOut.takes) buffers newly allocated: they are not reused")
         }
 
         @Test("cancelling a file transfer paused by its slow sink delivers nothing more, and the transport goes on")

@@ -85,10 +85,16 @@
 
         private let lock = NSLock()
         private var free: [UnsafeMutableRawPointer] = []
+        private var counts = (takes: 0, allocations: 0)
 
         /// A buffer of ``capacity`` bytes, reused if one is free.
         func take() -> UnsafeMutableRawPointer {
-            let reused = lock.withLock { free.popLast() }
+            let reused = lock.withLock {
+                let buffer = free.popLast()
+                counts.takes += 1
+                if buffer == nil { counts.allocations += 1 }
+                return buffer
+            }
             return reused ?? .allocate(byteCount: Self.capacity, alignment: 16)
         }
 
@@ -104,6 +110,10 @@
 
         /// How many buffers wait for reuse (for tests).
         var freeCount: Int { lock.withLock { free.count } }
+
+        /// How many buffers were handed out, and how many of those were newly allocated, not reused (for
+        /// tests).
+        var handedOut: (takes: Int, allocations: Int) { lock.withLock { counts } }
 
         deinit {
             free.forEach { $0.deallocate() }

@@ -91,6 +91,12 @@ final class URLSessionTransport: Transport {
         bodiesToFile?.shutdown()
     }
 
+    /// Whether URLSession reported this session, and the one for bodies saved to a file, invalidated: what
+    /// ``shutdown()`` asks for (for tests, which cannot count the threads of a session: they are Foundation's).
+    var isInvalidated: Bool {
+        router.invalidated.withLock { $0 } && (bodiesToFile?.isInvalidated ?? true)
+    }
+
     /// Readies a transfer on this session, or on its session for bodies saved to a file. Refuses a proxy
     /// chosen per class and TLS settings beyond the default: URLSession cannot honour either per request
     /// (``refusal(of:)``); and every transfer once its client shut it down.
@@ -174,6 +180,8 @@ private final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
     }
 
     private let routes = Locked([Int: Route]())
+    /// Set when URLSession reported the session invalidated: it let go of its tasks and its delegate.
+    let invalidated = Locked(false)
 
     func add(_ task: URLSessionTask, receiver: any TransferReceiver) {
         routes.withLock { $0[task.taskIdentifier] = Route(receiver: receiver) }
@@ -186,6 +194,12 @@ private final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
 
     private func receiver(for task: URLSessionTask) -> (any TransferReceiver)? {
         routes.withLock { $0[task.taskIdentifier]?.receiver }
+    }
+
+    // MARK: - URLSessionDelegate
+
+    func urlSession(_ session: URLSession, didBecomeInvalidWithError error: (any Error)?) {
+        invalidated.withLock { $0 = true }
     }
 
     // MARK: - URLSessionDataDelegate

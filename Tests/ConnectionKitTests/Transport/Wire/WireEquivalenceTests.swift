@@ -156,6 +156,17 @@ import Testing
             #expect(sent[1][1].requestLine.hasPrefix(status == "303" ? "GET /wire/landed " : "POST /wire/landed "))
         }
 
+        /// The lines of `lines` that `other` does not match one for one, sorted: a line `lines` holds twice and
+        /// `other` once is in it once.
+        static func surplus(of lines: [String], over other: [String]) -> [String] {
+            var unmatched = Dictionary(other.map { ($0, 1) }, uniquingKeysWith: +)
+            return lines.filter { line in
+                guard let count = unmatched[line], count > 0 else { return true }
+                unmatched[line] = count - 1
+                return false
+            }.sorted()
+        }
+
         /// Sends `wireCase` over `transport` and returns what the recorder received.
         private func send(_ wireCase: WireCase, over transport: any Transport, to recorder: WireRecorder) async throws
             -> [WireRecorder.Record]
@@ -181,8 +192,14 @@ import Testing
                 sourceLocation: sourceLocation)
             let set = Set(userFields.map { $0.lowercased() })
             let expectedExtra = Self.urlSessionOnlyFields.filter { !set.contains($0.key) }
-            let onlyURLSession = Set(urlSession.fields).subtracting(curl.fields).sorted()
-            let onlyCurl = Set(curl.fields).subtracting(urlSession.fields).sorted()
+            // Multisets, not sets: a field line sent twice is one the other transport did not send.
+            let onlyURLSession = Self.surplus(of: urlSession.fields, over: curl.fields)
+            let onlyCurl = Self.surplus(of: curl.fields, over: urlSession.fields)
+            for (transport, record) in [("URLSession", urlSession), ("libcurl", curl)] {
+                let names = record.fields.map { String($0.prefix { $0 != ":" }).lowercased() }
+                let repeated = Dictionary(grouping: names) { $0 }.filter { $0.value.count > 1 }.keys.sorted()
+                #expect(repeated == [], "fields \(transport) sent more than once", sourceLocation: sourceLocation)
+            }
             #expect(onlyCurl == [], "fields only libcurl sent", sourceLocation: sourceLocation)
             let extraNames = onlyURLSession.map { String($0.prefix { $0 != ":" }).lowercased() }
             #expect(
