@@ -35,6 +35,13 @@ enum TransportErrorMapping {
                 // memory with no response yet reads the same, and is just as fatal to the attempt).
                 return ConnectionError(.responseTooLarge(limit: libcurlHeaderLineLimit))
             }
+            if text.contains("Failed writing header"), !responseArrived {
+                // FoundationNetworking's head parser refuses the line and aborts libcurl's header callback.
+                return rewrite(
+                    urlError, as: .badServerResponse,
+                    "FoundationNetworking could not read the response head: a status line without a reason "
+                        + "phrase (HTTP/1.1 200) or a malformed field line; the libcurl transport reads it")
+            }
             if text.contains("content unencoding") || text.contains("content encoding") {
                 return rewrite(urlError, as: .cannotDecodeContentData, "the compressed body could not be decoded")
             }
