@@ -36,11 +36,11 @@ enum TransportErrorMapping {
                 return ConnectionError(.responseTooLarge(limit: libcurlHeaderLineLimit))
             }
             if text.contains("Failed writing header"), !responseArrived {
-                // FoundationNetworking's head parser refuses the line and aborts libcurl's header callback.
+                // FoundationNetworking's status-line parser refuses the line and aborts libcurl's header callback.
                 return rewrite(
                     urlError, as: .badServerResponse,
-                    "FoundationNetworking could not read the response head: a status line without a reason "
-                        + "phrase (HTTP/1.1 200) or a malformed field line; the libcurl transport reads it")
+                    "FoundationNetworking could not read the response's status line (it refuses one without a "
+                        + "reason phrase, such as HTTP/1.1 200); the libcurl transport reads it")
             }
             if text.contains("content unencoding") || text.contains("content encoding") {
                 return rewrite(urlError, as: .cannotDecodeContentData, "the compressed body could not be decoded")
