@@ -26,14 +26,14 @@ extension AnyConnectionRequest {
         return added.map { own + "; " + $0 } ?? own
     }
 
-    /// Stores the `Set-Cookie` fields of the current transfer's response in the ``cookieJar``, against the
-    /// URL the transfer was sent to (each hop of a redirect its own), before a redirect's next hop is built.
+    /// Stores the `Set-Cookie` fields of the current transfer's response in the ``cookieJar``, one field at a
+    /// time where the transport kept them apart, in the order received, against the URL the transfer was
+    /// sent to (each hop of a redirect its own), before a redirect's next hop is built.
     func storeJarCookies(from head: ResponseHead) {
-        guard let jar = cookieJar,
-            head.fields.keys.contains(where: { ResponseHead.name($0, is: "set-cookie") }),
-            let url = storage.withLock({ $0.sentRequest?.url })
-        else { return }
-        jar.store(responseFields: head.fields, from: url)
+        guard let jar = cookieJar else { return }
+        let setCookies = head.values(forName: "Set-Cookie")
+        guard !setCookies.isEmpty, let url = storage.withLock({ $0.sentRequest?.url }) else { return }
+        jar.store(setCookieFields: setCookies, from: url)
     }
 
     /// `request` with `value` as its `Cookie` header (none when `nil`).

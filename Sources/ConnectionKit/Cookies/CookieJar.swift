@@ -72,13 +72,12 @@ public final class CookieJar: Sendable {
         }
     }
 
-    /// Stores every cookie of a response's header fields (a `Set-Cookie` field a transport joined with ", "
-    /// is split again).
-    func store(responseFields fields: [String: String], from url: URL, now: Date = Date()) {
-        for (name, value) in fields where ResponseHead.name(name, is: "set-cookie") {
-            for header in SetCookie.split(joined: value) {
-                store(setCookie: header, from: url, now: now)
-            }
+    /// Stores the cookie of each `Set-Cookie` field value of one response, in the order received: they share
+    /// one creation time, and the jar keeps cookies of equal path and creation in the order stored, which is
+    /// RFC 6265 §5.4's order of creation.
+    func store(setCookieFields values: [String], from url: URL, now: Date = Date()) {
+        for value in values {
+            store(setCookie: value, from: url, now: now)
         }
     }
 

@@ -44,6 +44,17 @@ public struct ConnectionResponse: Sendable {
         self.metrics = metrics
     }
 
+    /// A response made of its field lines in order, repeats apart (as the libcurl transport hands them over),
+    /// e.g. to test a hook that reads several `Set-Cookie` fields without a server.
+    public init(
+        url: URL?, statusCode: Int, httpVersion: String? = "HTTP/1.1", headerFieldLines: [ResponseHeaderField],
+        metrics: ConnectionAttemptMetrics? = nil
+    ) {
+        transported = TransportResponse(
+            url: url, statusCode: statusCode, httpVersion: httpVersion, head: ResponseHead(lines: headerFieldLines))
+        self.metrics = metrics
+    }
+
     /// The response of a Foundation `HTTPURLResponse` (kept: ``httpURLResponse`` returns it).
     public init(_ response: HTTPURLResponse, metrics: ConnectionAttemptMetrics? = nil) {
         transported = TransportResponse(response)
@@ -65,10 +76,31 @@ public struct ConnectionResponse: Sendable {
     /// The URL the response came from (after redirects, the last hop's).
     public var url: URL? { transported.url }
 
-    /// The header fields as received, one entry per name (repeated fields joined with `, `), names in
-    /// the case the server (or the transport) wrote them. Look a field up with
-    /// ``value(forHTTPHeaderField:)``, which ignores case.
+    /// The header fields joined, one entry per name (repeated fields joined with `, `, as RFC 9110 §5.3
+    /// allows for every field but `Set-Cookie`), names in the case the server (or the transport) wrote them.
+    /// Look a field up with ``value(forHTTPHeaderField:)``, which ignores case; read `Set-Cookie` with
+    /// ``values(forHTTPHeaderField:)``, since a cookie's `Expires` date holds a comma too.
     public var headerFields: [String: String] { transported.head.fields }
+
+    /// The header field lines in the order received, a repeated field once per line, when
+    /// ``keepsRepeatedFieldsApart``; otherwise (URLSession, whose `HTTPURLResponse` joins repeated fields
+    /// before ConnectionKit sees them, a response from the cache, one made from a dictionary) one line per
+    /// entry of ``headerFields``, sorted by name.
+    public var headerFieldLines: [ResponseHeaderField] { transported.head.lines }
+
+    /// Whether ``headerFieldLines`` holds each field line as the server sent it: `true` on the libcurl
+    /// transport, `false` on URLSession, for a response served from the cache and for one made from
+    /// a `[String: String]` or an `HTTPURLResponse`.
+    public var keepsRepeatedFieldsApart: Bool { transported.head.linesApart }
+
+    /// The value of each field line named `name` (in any case), in the order received; empty when there is
+    /// none. With ``keepsRepeatedFieldsApart`` `false`, the one joined value, except for `Set-Cookie`, whose
+    /// joined value is split again as a browser splits it: a comma starts a new cookie only where `name=`
+    /// follows it (an `Expires` date stays whole; a value holding `, x=` is cut there, and a field without
+    /// `=` is glued onto its neighbour: <doc:linux> lists what stays ambiguous).
+    public func values(forHTTPHeaderField name: String) -> [String] {
+        transported.head.values(forName: name)
+    }
 
     /// The value of the header field `name`, whatever the case of either (`content-type` finds
     /// `Content-Type`); `nil` when there is none.

@@ -54,6 +54,20 @@ fileprivate func checkTheHook() throws {
 }
 
 // MARK: - docs/endpoints.md block 3
+fileprivate func readRepeatedFields() {
+    let response = ConnectionResponse(
+        url: URL(string: "https://api.example.com/login"), statusCode: 200,
+        headerFieldLines: [
+            ResponseHeaderField(name: "Set-Cookie", value: "session=abc; Expires=Wed, 21 Oct 2099 07:28:00 GMT"),
+            ResponseHeaderField(name: "Set-Cookie", value: "theme=\"dark, wide\""),
+            ResponseHeaderField(name: "Vary", value: "Accept"),
+            ResponseHeaderField(name: "Vary", value: "Cookie"),
+        ])
+    print(response.values(forHTTPHeaderField: "set-cookie"))  // the two cookies, each whole
+    print(response.value(forHTTPHeaderField: "Vary") ?? "")  // Accept, Cookie
+}
+
+// MARK: - docs/endpoints.md block 4
 fileprivate struct Micropost: Codable, Sendable {
     let text: String
 }
@@ -95,7 +109,7 @@ fileprivate func firstEventName() async throws -> String? {
     return json["events"]?[0]?["name"]?.stringValue
 }
 
-// MARK: - docs/endpoints.md block 4
+// MARK: - docs/endpoints.md block 5
 fileprivate func fetchHomePage() async throws -> Int {
     var request = URLRequest(url: URL(string: "https://example.com/")!)
     request.setValue("text/html", forHTTPHeaderField: "Accept")
@@ -103,7 +117,7 @@ fileprivate func fetchHomePage() async throws -> Int {
     return body.count
 }
 
-// MARK: - docs/endpoints.md block 5
+// MARK: - docs/endpoints.md block 6
 fileprivate func downloadAttachment(to folder: URL) async throws -> URL {
     let source = URL(string: "https://api.example.com/attachments/42.pdf")!
     let download = DownloadRequest(from: source, to: folder.appendingPathComponent("42.pdf"))
@@ -111,7 +125,7 @@ fileprivate func downloadAttachment(to folder: URL) async throws -> URL {
     return try await download.value()
 }
 
-// MARK: - docs/endpoints.md block 6
+// MARK: - docs/endpoints.md block 7
 
 /// `POST login`: the session cookie from `Set-Cookie` is the result.
 fileprivate final class CookieLogIn: ConnectionRequest<String>, @unchecked Sendable {
@@ -163,7 +177,7 @@ fileprivate final class FetchInbox: ConnectionRequest<Data>, @unchecked Sendable
     #expect(inbox.last?.header("Cookie") == "session=abc123")
 }
 
-// MARK: - docs/endpoints.md block 7
+// MARK: - docs/endpoints.md block 8
 fileprivate func downloadReport(to destination: URL) async throws -> URL {
     let download = DownloadRequest(from: URL(string: "https://example.com/report.pdf")!, to: destination)
     download.instanceSettings.progressInterval = 0.5  // default 0.1
@@ -174,7 +188,7 @@ fileprivate func downloadReport(to destination: URL) async throws -> URL {
     return try await download.value()
 }
 
-// MARK: - docs/endpoints.md block 8
+// MARK: - docs/endpoints.md block 9
 /// Every Tag Along endpoint inherits the base URL, the JSON handling, the timeout and the one place
 /// where failures are reported.
 fileprivate class TagAlongRequest<Output: Decodable & Sendable>: JSONConnectionRequest<Output>, @unchecked Sendable {

@@ -57,7 +57,7 @@
         // The header block being parsed: reset by every status line (1xx blocks come first).
         private var status = 0
         private var httpVersion = "HTTP/1.1"
-        private var fields: [(name: String, value: String)] = []
+        private var fields: [ResponseHeaderField] = []
         /// The field lines a head is expected to have; more only grow the list.
         private static let usualFieldCount = 16
         private var inHeaderBlock = false
@@ -360,7 +360,7 @@
                 while end > start, raw[end - 1] == 0x20 || raw[end - 1] == 0x09 { end -= 1 }
                 let name = String(decoding: UnsafeRawBufferPointer(rebasing: raw[..<colon]), as: UTF8.self)
                 let value = String(decoding: UnsafeRawBufferPointer(rebasing: raw[start..<end]), as: UTF8.self)
-                fields.append((name, value))
+                fields.append(ResponseHeaderField(name: name, value: value))
                 return count
             }
             if raw.starts(with: "HTTP/".utf8) {
@@ -397,45 +397,11 @@
         }
 
         private func deliverResponse() {
-            let headerFields = Self.joined(fields)
             guard let url = request.url else { return }
             let response = TransportResponse(
-                url: url, statusCode: status, httpVersion: httpVersion, head: ResponseHead(fields: headerFields))
+                url: url, statusCode: status, httpVersion: httpVersion, head: ResponseHead(lines: fields))
             self.response = response
             deliver { $0.transferDidReceive(response: response) }
-        }
-
-        /// One entry per field name, compared without regard to case, spelt as its first line has it, the
-        /// values of repeated lines joined with ", ".
-        private static func joined(_ fields: [(name: String, value: String)]) -> [String: String] {
-            // Most heads repeat no name: then one dictionary is all there is to build.
-            if fields.count <= 64, !hasRepeatedName(fields) {
-                var headerFields = [String: String](minimumCapacity: fields.count)
-                for field in fields { headerFields[field.name] = field.value }
-                return headerFields
-            }
-            // Repeated names are joined once at the end: joining as they come copies the value so far
-            // for every line, which tens of thousands of lines with one name make quadratic.
-            var values = [String: [String]](minimumCapacity: fields.count)
-            var spelling = [String: String](minimumCapacity: fields.count)
-            for field in fields {
-                let lower = field.name.lowercased()
-                let key = spelling[lower, default: field.name]
-                spelling[lower] = key
-                values[key, default: []].append(field.value)
-            }
-            return values.mapValues { $0.count == 1 ? $0[0] : $0.joined(separator: ", ") }
-        }
-
-        /// Whether two of `fields` have the same name without regard to case (pairwise: for a head of a
-        /// few lines, cheaper than the dictionaries of the general case).
-        private static func hasRepeatedName(_ fields: [(name: String, value: String)]) -> Bool {
-            for later in fields.indices.dropFirst() {
-                for earlier in 0..<later where ResponseHead.sameName(fields[earlier].name, fields[later].name) {
-                    return true
-                }
-            }
-            return false
         }
 
         fileprivate func readBody(into buffer: UnsafeMutablePointer<CChar>, capacity: Int) -> Int {

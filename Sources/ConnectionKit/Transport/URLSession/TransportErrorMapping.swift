@@ -35,6 +35,13 @@ enum TransportErrorMapping {
                 // memory with no response yet reads the same, and is just as fatal to the attempt).
                 return ConnectionError(.responseTooLarge(limit: libcurlHeaderLineLimit))
             }
+            if text.contains("Failed writing header"), !responseArrived {
+                // FoundationNetworking's status-line parser refuses the line and aborts libcurl's header callback.
+                return rewrite(
+                    urlError, as: .badServerResponse,
+                    "FoundationNetworking could not read the response's status line (it refuses one without a "
+                        + "reason phrase, such as HTTP/1.1 200); the libcurl transport reads it")
+            }
             if text.contains("content unencoding") || text.contains("content encoding") {
                 return rewrite(urlError, as: .cannotDecodeContentData, "the compressed body could not be decoded")
             }

@@ -1,0 +1,47 @@
+import ConnectionKit
+import ConnectionKitTesting
+import Foundation
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// A status line without a reason phrase and a chunked body with trailer fields: valid HTTP/1.1 (RFC 9112
+/// §4 makes the reason optional, §7.1.2 allows trailers) that FoundationNetworking cannot read. Run on both
+/// transports (`CONNECTIONKIT_TEST_TRANSPORT=libcurl`).
+@Suite(.timeLimit(.minutes(2))) struct OddStatusAndTrailerTests {
+    private static var onLibcurl: Bool { ConnectionTransport.default.name == "libcurl" }
+
+    private func ending(of bytes: String) throws -> Ending? {
+        let server = try TestServer.started()
+        defer { server.stop() }
+        server.route("/r") { _ in TestResponse(fault: .raw(Data(bytes.utf8))) }
+        return run(RetryingRequest(URLRequest(url: server.url("/r"))))
+    }
+
+    @Test("HTTP/1.1 200 without a reason phrase: read on libcurl, a typed badServerResponse on URLSession")
+    func statusLineWithoutReason() throws {
+        let ending = try ending(of: "HTTP/1.1 200\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok")
+        if Self.onLibcurl {
+            #expect(ending?.data == Data("ok".utf8), "\(String(describing: ending))")
+            return
+        }
+        guard let error = ending?.error, error.urlError?.code == .badServerResponse else {
+            Issue.record("expected URLError.badServerResponse, got \(String(describing: ending))")
+            return
+        }
+        #expect(error.description.contains("reason phrase"), "\(error.description)")
+    }
+
+    // FoundationNetworking stops the process on this response (docs/linux.md): libcurl only.
+    @Test(
+        "a chunked body with trailer fields completes on libcurl",
+        .enabled(if: ConnectionTransport.default.name == "libcurl"))
+    func chunkedBodyWithTrailers() throws {
+        let ending = try ending(
+            of: "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nTrailer: X-Checksum\r\nConnection: close\r\n\r\n"
+                + "2\r\nok\r\n3\r\n!!!\r\n0\r\nX-Checksum: abc\r\n\r\n")
+        #expect(ending?.data == Data("ok!!!".utf8), "\(String(describing: ending))")
+    }
+}
