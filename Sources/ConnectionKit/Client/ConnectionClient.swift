@@ -93,6 +93,8 @@ public final class ConnectionClient: Sendable, CustomStringConvertible {
     let timers: SharedTimers
     /// Validation, parsing and the work that must leave a transport's thread.
     let processingQueue: DispatchQueue
+    /// Runs the jobs of a task that awaits one of this client's runs (``ProcessingExecutor``).
+    let processingExecutor: ProcessingExecutor
     /// The client's own transport; `nil` for ``shared``, which follows ``ConnectionTransport/default``.
     private let ownTransport: ConnectionTransport?
     /// Stops the client's transports and waits for their threads to end.
@@ -113,6 +115,7 @@ public final class ConnectionClient: Sendable, CustomStringConvertible {
         self.activity = activity
         self.timers = SharedTimers.shared
         self.processingQueue = ConnectionQueues.processing
+        self.processingExecutor = ProcessingExecutor(queue: ConnectionQueues.processing)
         self.ownTransport = nil
         self.stopTransports = { Self.stopProcessTransports() }
         self.transportThreadIDs = { [] }
@@ -232,6 +235,7 @@ public final class ConnectionClient: Sendable, CustomStringConvertible {
         let timerQueue = DispatchQueue(label: "ConnectionKit.timers.\(label)", qos: .utility)
         self.timers = SharedTimers(queue: timerQueue)
         self.processingQueue = ConnectionQueues.makeProcessing(label: "ConnectionKit.processing.\(label)")
+        self.processingExecutor = ProcessingExecutor(queue: processingQueue)
         self.ownTransport = transport
         self.stopTransports = stop
         self.transportThreadIDs = threadIDs

@@ -35,18 +35,35 @@ final class RunInbox: @unchecked Sendable {
     /// the result, goes to `leftover`.
     func result(leftover: (@escaping @Sendable () -> Void) -> Void) async -> Result<any Sendable, any Error> {
         while true {
-            switch await next() {
-            case .work(let work):
-                ConnectionQueues.runAsProcessing(work)
-            case .result(let result):
-                let left = lock.withLock {
-                    closed = true
-                    defer { items = [] }
-                    return items
-                }
-                for case .work(let work) in left { leftover(work) }
-                return result
+            if let result = take(await next(), leftover: leftover) { return result }
+        }
+    }
+
+    /// Runs the work already posted, without waiting: the result when that work produced it (a run answered
+    /// from the cache, or ended before any transfer), else `nil`, and ``result(leftover:)`` waits for the rest.
+    func resultIfReady(leftover: (@escaping @Sendable () -> Void) -> Void) -> Result<any Sendable, any Error>? {
+        while let item = lock.withLock({ items.isEmpty ? nil : items.removeFirst() }) {
+            if let result = take(item, leftover: leftover) { return result }
+        }
+        return nil
+    }
+
+    /// Runs `item`'s work, or takes its result and closes the inbox.
+    private func take(
+        _ item: Item, leftover: (@escaping @Sendable () -> Void) -> Void
+    ) -> Result<any Sendable, any Error>? {
+        switch item {
+        case .work(let work):
+            ConnectionQueues.runAsProcessing(work)
+            return nil
+        case .result(let result):
+            let left = lock.withLock {
+                closed = true
+                defer { items = [] }
+                return items
             }
+            for case .work(let work) in left { leftover(work) }
+            return result
         }
     }
 

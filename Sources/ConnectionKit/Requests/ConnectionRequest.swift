@@ -83,8 +83,20 @@ open class ConnectionRequest<Output: Sendable>: AnyConnectionRequest, @unchecked
     /// Starts a run on `chosen` (or the class's client) for this task, or joins the run in progress, and
     /// returns its result.
     private func run(on chosen: ConnectionClient?) async throws -> Output {
+        let client = chosen ?? self.client
+        let result = await awaitRun(on: client)
+        let output = try result.get()
+        guard let output = output as? Output else {
+            throw contextualize(ConnectionError(.parsing(underlying: MissingParser(message: "unexpected output type"))))
+        }
+        return output
+    }
+
+    /// Starts a run on `chosen` for this task, or joins the run in progress, and returns its result once
+    /// this task ran the run's work and ending.
+    private func awaitRun(on chosen: ConnectionClient) async -> Result<any Sendable, any Error> {
         let inbox = RunInbox()
-        let result: Result<any Sendable, any Error> = await withTaskCancellationHandler {
+        return await withTaskCancellationHandler {
             // Checked before starting: a cancel after `start` could only race the transfer it began.
             start(
                 waiter: { inbox.deliver($0) }, delivery: .awaitingTask(inbox), on: chosen,
@@ -94,15 +106,13 @@ open class ConnectionRequest<Output: Sendable>: AnyConnectionRequest, @unchecked
             // This task runs the run's processing work, its events and its ending itself (a run it joined
             // resolves it from that run's own delivery).
             let processingQueue = storage.withLock { $0.client.processingQueue }
-            return await inbox.result { processingQueue.async(execute: $0) }
+            // What is ready at once (a cache answer, an ending before any transfer) runs where the caller
+            // is; what comes later (a transfer's completion, a timer) on the client's processing queue.
+            if let ready = inbox.resultIfReady(leftover: { processingQueue.async(execute: $0) }) { return ready }
+            return await chosen.whileAwaitingARun { await inbox.result { processingQueue.async(execute: $0) } }
         } onCancel: {
             self.cancel()
         }
-        let output = try result.get()
-        guard let output = output as? Output else {
-            throw contextualize(ConnectionError(.parsing(underlying: MissingParser(message: "unexpected output type"))))
-        }
-        return output
     }
 
     // MARK: - Output plumbing

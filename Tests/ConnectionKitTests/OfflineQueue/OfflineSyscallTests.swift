@@ -20,9 +20,7 @@ struct OfflineSyscallTests {
 
     static let writes = 24
 
-    @Test(
-        "each acknowledged write was synced, and each folder entry the queue made was synced, before the ack",
-        .enabled(if: strace != nil, "needs strace (scripts/test installs it)"))
+    @Test("each acknowledged write was synced, and each folder entry the queue made was synced, before the ack")
     func acknowledgedWritesAndFolderEntriesReachTheDiskFirst() throws {
         let trace = try Self.traceEnqueues()
         let acks = trace.acks
