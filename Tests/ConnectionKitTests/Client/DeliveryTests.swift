@@ -38,10 +38,7 @@ struct DeliveryTests {
         defer { server.stop() }
         let gate = OpenableGate()
         defer { gate.open() }
-        server.route("/held") { _ in
-            gate.pass()
-            return .text("late")
-        }
+        server.routeHeld("/held", until: gate)
         let client = ConnectionClient.ownForTests(label: "delivery-cancel-started", delivery: .immediate)
         let marked = MarkedQueue(label: "delivery-cancel-started")
         let request = WhereHooksRun(server.url("/held"), on: client, marked: marked)
@@ -142,10 +139,7 @@ struct DeliveryTests {
         defer { server.stop() }
         let gate = OpenableGate()
         defer { gate.open() }
-        server.route("/held") { _ in
-            gate.pass()
-            return .text("late")
-        }
+        server.routeHeld("/held", until: gate)
         let marked = MarkedQueue(label: "delivery-cancel")
         marked.queue.suspend()
         defer { marked.queue.resume() }

@@ -69,10 +69,7 @@ struct PerCallClientTests {
         defer { server.stop() }
         let gate = OpenableGate()
         defer { gate.open() }
-        server.route("/held") { _ in
-            gate.pass()
-            return .text("late")
-        }
+        server.routeHeld("/held", until: gate)
         let client = ConnectionClient.ownForTests(label: "per-call-start")
         let request = BasicConnectionRequest(request: URLRequest(url: server.url("/held")))
         request.callbackQueue = DispatchQueue(label: "per-call-start")

@@ -1,3 +1,4 @@
+import ConnectionKitTesting
 import Foundation
 
 /// Holds the callers of ``pass()`` (a route's handler, on the server's connection thread) until the test
@@ -26,5 +27,16 @@ final class OpenableGate: @unchecked Sendable {
         defer { condition.unlock() }
         isOpen = true
         condition.broadcast()
+    }
+}
+
+extension TestServer {
+    /// Routes `path` to an answer (`late`) that waits for `gate`: the request stays live, sent and unanswered,
+    /// until the test opens it.
+    func routeHeld(_ path: String, until gate: OpenableGate) {
+        route(path) { _ in
+            gate.pass()
+            return .text("late")
+        }
     }
 }
