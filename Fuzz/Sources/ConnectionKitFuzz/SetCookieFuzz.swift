@@ -20,7 +20,8 @@ enum SetCookieFuzz {
         let jar = CookieJar(maximumCookiesPerDomain: 8, maximumCookies: 16)
         // The first byte picks the URL the cookies come from, so both Secure rules are reached.
         let origin = (input.first ?? 0) & 1 == 0 ? secureURL : plainURL
-        jar.store(responseFields: ["Set-Cookie": field], from: origin, now: now)
+        // As URLSession hands them over: one joined field, split again as a browser would.
+        jar.store(setCookieFields: SetCookie.split(joined: field), from: origin, now: now)
         for url in [secureURL, plainURL] {
             let cookies = jar.cookies(for: url, now: now)
             for cookie in cookies where cookie.name.utf8.count + cookie.value.utf8.count > SetCookie.maximumSize {
