@@ -60,9 +60,9 @@ extension AnyConnectionRequest {
         }
         let (ended, run) = (outcome, closing.run)
         // A transfer that completed handed its body over: nothing is left to drop (the common path of every
-        // success). Dropping a body saved to file (waiting out a write, closing, unlinking hundreds of MB)
-        // took 16-300 ms under disk load in FileBench: `cancel()` must return at once, and the handler must
-        // still run only once the temporary file is gone.
+        // success). Dropping a body saved to file (waiting out a write, closing, unlinking hundreds of MB) can
+        // take long under disk load (docs/benchmarks.md, FileBench): `cancel()` must return at once, and the
+        // handler must still run only once the temporary file is gone.
         let leftBody = (closing.transfer?.context).flatMap { $0.abandonIfEmpty() ? nil : $0 }
         let deliver: @Sendable () -> Void = { self.deliver(ended, of: run, waiters: waiters, client: client) }
         // Counted as ended only once the ending is queued: a shutdown that returns has every ending on its

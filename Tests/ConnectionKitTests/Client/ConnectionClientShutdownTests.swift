@@ -62,7 +62,7 @@ struct ConnectionClientShutdownTests {
         // A URLSession client's threads are Foundation's, shared by the process: what it owns are its
         // sessions, and URLSession reports each one invalidated once it let go of it.
         if let sessions = client.transport.implementation as? URLSessionTransport {
-            let invalidated = await Self.eventually(within: 30) { sessions.isInvalidated }
+            let invalidated = await eventually(timeout: 30) { sessions.isInvalidated }
             #expect(invalidated, "the client's URLSession sessions were not invalidated by its shutdown")
         }
         #expect(transport == .libcurl || client.transport.implementation is URLSessionTransport)
@@ -78,16 +78,6 @@ struct ConnectionClientShutdownTests {
         #expect(Self.kind(recorder.first(of: late)) == "clientShutDown")
         #expect(server.hits("/late") == 0)
         #expect(client.registry.statistics(of: FetchOnClient.self)?.requests == 201)
-    }
-
-    /// Whether `condition` holds within `seconds`, looked at every 20 ms.
-    static func eventually(within seconds: TimeInterval, _ condition: () -> Bool) async -> Bool {
-        let deadline = Date().addingTimeInterval(seconds)
-        while !condition() {
-            guard Date() < deadline else { return false }
-            try? await Task.sleep(nanoseconds: 20_000_000)
-        }
-        return true
     }
 
     @Test("a request started after the shutdown fails once with clientShutDown, and nothing is sent")

@@ -218,11 +218,7 @@ struct DeliveryTests {
 
     /// Returns once `request`'s current run has `waiters` value() callers.
     private func joined(_ request: AnyConnectionRequest, waiters: Int) async throws {
-        try await within(30, "a value() caller joining the run") {
-            while request.storage.withLock({ $0.waiters.count }) < waiters {
-                try? await Task.sleep(for: .milliseconds(2))
-            }
-        }
+        try #require(await eventually(timeout: 30) { request.storage.withLock { $0.waiters.count } >= waiters })
     }
 }
 

@@ -90,21 +90,6 @@ import Testing
         }
     }
 
-    /// Polls `condition` every 10 ms until it holds; records an issue after `timeout`.
-    private func eventually(
-        timeout: TimeInterval = 20, sourceLocation: SourceLocation = #_sourceLocation, _ condition: () -> Bool
-    ) async -> Bool {
-        let deadline = Date().addingTimeInterval(timeout)
-        while !condition() {
-            guard Date() < deadline else {
-                Issue.record("condition not met within \(timeout) s", sourceLocation: sourceLocation)
-                return false
-            }
-            try? await Task.sleep(nanoseconds: 10_000_000)
-        }
-        return true
-    }
-
     /// Starts a GET of `url` on the shared libcurl transport's lane for bodies saved to a file. Returns its
     /// handle and the transfer's own body queue, whose figures no transfer of a test running beside it moves.
     private func startSavedToFile(
