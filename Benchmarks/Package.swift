@@ -35,6 +35,7 @@ let package = Package(
         .executableTarget(name: "StreamBench", dependencies: kit),
         .executableTarget(name: "TLSBench", dependencies: kit),
         .executableTarget(name: "CacheBench", dependencies: kit),
+        .executableTarget(name: "MiddlewareBench", dependencies: kit),
         .executableTarget(name: "FoundationCosts"),
     ],
     swiftLanguageModes: [.v6]

@@ -61,18 +61,12 @@ extension AnyConnectionRequest {
 
     // MARK: - Answering from the cache
 
-    /// Answers `run` with `cached` through the steps a response from the network takes (the response
-    /// head, the body, validation, parsing, the ending), so that hooks, handlers, `value()`, the registry
-    /// and the history see it once, as they see any answer. Nothing is sent. Returns `false` when the run
-    /// is not between transfers (it ended, or waits for a retry): then nothing was done.
+    /// Answers `run` with `cached` (``answerWithoutNetwork(_:body:request:run:)``), its age said in an
+    /// `Age` field. Returns `false` when the run is not between transfers: then nothing was done.
     @discardableResult
     func answerFromCache(
         _ cached: HTTPCachedResponse, source: ResponseSource, request: URLRequest, run: RunNumber
     ) -> Bool {
-        let ownCookieHeader = request.value(forHTTPHeaderField: "Cookie")
-        guard let number = claimTransfer(run: run, sending: request, ownCookieHeader: ownCookieHeader) else {
-            return false
-        }
         var fields = cached.headerFields
         // RFC 9111 §5.1: a response from a cache says its age.
         fields["age"] = String(Int(min(max(cached.age, 0), Double(Int32.max))))
@@ -80,33 +74,7 @@ extension AnyConnectionRequest {
             url: request.url, statusCode: cached.statusCode, httpVersion: "HTTP/1.1",
             head: ResponseHead(fields: fields),
             source: source)
-        let body = cached.body
-        // Off the caller's thread, as a transport's completion is: `start()` returns at once.
-        process(run: run, on: runClient.processingQueue) { self.deliverCached(response, body: body, transfer: number) }
-        return true
-    }
-
-    /// The stored response's head and body, handed over as a transport hands over a response.
-    private func deliverCached(_ response: TransportResponse, body: Data, transfer: TransferNumber) {
-        switch transferDidReceive(response: response, transfer: transfer, fileTarget: nil) {
-        case .memory(let limit, _):
-            let sink = MemorySink(limit: limit, expectedLength: Int64(body.count))
-            do {
-                _ = try sink.append(body)
-            } catch {
-                attemptFailed(transfer, error: contextualize(error), response: response)
-                return
-            }
-            transferDidProgress(
-                .download, bytes: Int64(body.count), total: nil, transfer: transfer, interval: progressInterval)
-            transferDidComplete(transfer, response: response, error: nil, sink: sink)
-        case .discard:
-            // A stored redirect: followed as one from the network is.
-            transferDidComplete(transfer, response: response, error: nil, sink: nil)
-        default:
-            // The run moved on (cancelled, timed out) or the head was refused: already ended.
-            return
-        }
+        return answerWithoutNetwork(response, body: cached.body, request: request, run: run)
     }
 
     /// Whether the run's cache attempt may still answer after a failure: looked up for this run, under a

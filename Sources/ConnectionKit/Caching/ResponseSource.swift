@@ -1,7 +1,7 @@
 import Foundation
 
-/// Where the response a request's hooks and handlers saw came from: the network, or the class's
-/// ``AnyConnectionRequest/httpCache``.
+/// Where the response a request's hooks and handlers saw came from: the network, the class's
+/// ``AnyConnectionRequest/httpCache``, or a middleware that answered (``ConnectionMiddleware``).
 ///
 /// Read it on ``ConnectionResponse/source`` (in ``AnyConnectionRequest/validate(_:data:)`` and the parse
 /// hooks), on ``AnyConnectionRequest/responseSource`` once the request ended, and in the history
@@ -18,7 +18,10 @@ public enum ResponseSource: String, Sendable, Hashable, Codable, CaseIterable {
     /// A stale stored response: answered under `stale-while-revalidate` (the cache refreshes it behind),
     /// `stale-if-error`, or ``HTTPCachePolicy/offlineFirst`` because the network failed.
     case staleCache
+    /// A middleware of the client's pipeline answered (a mock, a replay): nothing was sent, and neither the
+    /// cookie jar nor the HTTP cache saw it.
+    case middleware
 
-    /// Whether the answer came from the cache (anything but ``network``).
-    public var isFromCache: Bool { self != .network }
+    /// Whether the answer came from the HTTP cache (``cache``, ``revalidated`` or ``staleCache``).
+    public var isFromCache: Bool { self == .cache || self == .revalidated || self == .staleCache }
 }

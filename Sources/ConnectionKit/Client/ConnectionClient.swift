@@ -86,6 +86,12 @@ public final class ConnectionClient: Sendable, CustomStringConvertible {
     /// Where the ending of each of this client's runs started with `start()` is delivered, given to `init`:
     /// ``Delivery/callbackQueue`` (the default, and always for ``shared``) or ``Delivery/immediate``.
     public let delivery: Delivery
+    /// What every request of this client uses unless its class says otherwise: base URL, default header
+    /// fields, authorization, error mapping, retry policy, timeout. Empty for ``shared``.
+    public let settings: Settings
+    /// The middleware every request of this client goes through, first to last, before its class's own
+    /// (``AnyConnectionRequest/middleware``) and the built-in stages. Empty for ``shared``.
+    public let middleware: [any ConnectionMiddleware]
 
     /// The requests' observers, in the order they hear an event (see `RequestObserver`).
     let observers: [any RequestObserver]
@@ -110,6 +116,8 @@ public final class ConnectionClient: Sendable, CustomStringConvertible {
         self.cookieJar = nil
         self.httpCache = nil
         self.delivery = .callbackQueue
+        self.settings = Settings()
+        self.middleware = []
         let (registry, activity) = (ConnectionRegistry(), NetworkActivity())
         self.registry = registry
         self.activity = activity
@@ -126,9 +134,12 @@ public final class ConnectionClient: Sendable, CustomStringConvertible {
     /// its requests, whose endings are delivered as `delivery` says.
     public convenience init(
         label: String? = nil, cookieJar: CookieJar? = nil, httpCache: HTTPCache? = nil,
-        delivery: Delivery = .callbackQueue
+        delivery: Delivery = .callbackQueue, settings: Settings = Settings(),
+        middleware: [any ConnectionMiddleware] = []
     ) {
-        self.init(transport: .urlSession, label: label, cookieJar: cookieJar, httpCache: httpCache, delivery: delivery)
+        self.init(
+            transport: .urlSession, label: label, cookieJar: cookieJar, httpCache: httpCache, delivery: delivery,
+            settings: settings, middleware: middleware)
     }
 
     /// A client with a transport of its own: `.urlSession` or `.libcurl()`, and `cookieJar` and `httpCache`
@@ -138,28 +149,45 @@ public final class ConnectionClient: Sendable, CustomStringConvertible {
     /// libcurl is asked for and cannot run (it cannot be loaded, is too old, or the platform is not Linux),
     /// the client is created all the same and each of its requests fails, with nothing sent, with
     /// ``ConnectionError/Kind/transportUnavailable`` carrying the reason (``ConnectionError/reason``). To
-    /// learn it at once instead, create the client with ``init(checking:label:cookieJar:httpCache:delivery:)``.
+    /// learn it at once instead, create the client with ``init(checking:label:cookieJar:httpCache:delivery:settings:middleware:)``.
     public convenience init(
         transport: TransportChoice, label: String? = nil, cookieJar: CookieJar? = nil, httpCache: HTTPCache? = nil,
-        delivery: Delivery = .callbackQueue
+        delivery: Delivery = .callbackQueue, settings: Settings = Settings(),
+        middleware: [any ConnectionMiddleware] = []
     ) {
         let parts = Self.numbered(label)
         self.init(
             parts: parts, made: Self.makeOwnTransport(transport, threadNamePrefix: parts.prefix),
-            cookieJar: cookieJar, httpCache: httpCache, delivery: delivery)
+            features: Features(
+                cookieJar: cookieJar, httpCache: httpCache, delivery: delivery, settings: settings,
+                middleware: middleware))
     }
 
-    /// The same client as ``init(transport:label:cookieJar:httpCache:delivery:)``, but one that throws when
+    /// The same client as ``init(transport:label:cookieJar:httpCache:delivery:settings:middleware:)``, but one that throws when
     /// its transport cannot run, for a program that would rather stop at once (or fall back to `.urlSession`).
     /// - Throws: ``ConnectionTransport/UnavailableError`` when `.libcurl()` is asked for and libcurl
     ///   cannot be loaded or is too old, or on platforms other than Linux.
     public convenience init(
         checking transport: TransportChoice, label: String? = nil, cookieJar: CookieJar? = nil,
-        httpCache: HTTPCache? = nil, delivery: Delivery = .callbackQueue
+        httpCache: HTTPCache? = nil, delivery: Delivery = .callbackQueue, settings: Settings = Settings(),
+        middleware: [any ConnectionMiddleware] = []
     ) throws(ConnectionTransport.UnavailableError) {
         let parts = Self.numbered(label)
         let own = try Self.makeOwnTransport(transport, threadNamePrefix: parts.prefix).get()
-        self.init(parts: parts, own: own, cookieJar: cookieJar, httpCache: httpCache, delivery: delivery)
+        self.init(
+            parts: parts, own: own,
+            features: Features(
+                cookieJar: cookieJar, httpCache: httpCache, delivery: delivery, settings: settings,
+                middleware: middleware))
+    }
+
+    /// What a client of its own carries besides its transport, handed down its initializers as one value.
+    struct Features {
+        var cookieJar: CookieJar?
+        var httpCache: HTTPCache?
+        var delivery: Delivery = .callbackQueue
+        var settings = Settings()
+        var middleware: [any ConnectionMiddleware] = []
     }
 
     /// A client on the transport `made`, or, when it could not be made, on one that refuses every transfer
@@ -167,7 +195,7 @@ public final class ConnectionClient: Sendable, CustomStringConvertible {
     /// back to URLSession or cannot be declared).
     convenience init(
         parts: (label: String, prefix: String), made: Result<OwnTransport, ConnectionTransport.UnavailableError>,
-        cookieJar: CookieJar?, httpCache: HTTPCache?, delivery: Delivery
+        features: Features
     ) {
         let own: OwnTransport
         switch made {
@@ -177,7 +205,7 @@ public final class ConnectionClient: Sendable, CustomStringConvertible {
             own = OwnTransport(
                 transport: ConnectionTransport(implementation: refusing, name: "libcurl"), stop: {}, threadIDs: { [] })
         }
-        self.init(parts: parts, own: own, cookieJar: cookieJar, httpCache: httpCache, delivery: delivery)
+        self.init(parts: parts, own: own, features: features)
     }
 
     /// A client's own transport, how to stop it, and its threads.
@@ -210,25 +238,15 @@ public final class ConnectionClient: Sendable, CustomStringConvertible {
         #endif
     }
 
-    private convenience init(
-        parts: (label: String, prefix: String), own: OwnTransport, cookieJar: CookieJar?, httpCache: HTTPCache?,
-        delivery: Delivery
-    ) {
-        self.init(
-            label: parts.label, prefix: parts.prefix, transport: own.transport, stop: own.stop,
-            threadIDs: own.threadIDs, cookieJar: cookieJar, httpCache: httpCache, delivery: delivery)
-    }
-
-    private init(
-        label: String, prefix: String, transport: ConnectionTransport, stop: @escaping @Sendable () -> Void,
-        threadIDs: @escaping @Sendable () -> [Int32], cookieJar: CookieJar?, httpCache: HTTPCache?,
-        delivery: Delivery
-    ) {
-        self.label = label
-        self.threadNamePrefix = prefix
-        self.cookieJar = cookieJar
-        self.httpCache = httpCache
-        self.delivery = delivery
+    private init(parts: (label: String, prefix: String), own: OwnTransport, features: Features) {
+        self.label = parts.label
+        self.threadNamePrefix = parts.prefix
+        self.cookieJar = features.cookieJar
+        self.httpCache = features.httpCache
+        self.delivery = features.delivery
+        self.settings = features.settings
+        self.middleware = features.middleware
+        let label = parts.label
         let (registry, activity) = (ConnectionRegistry(), NetworkActivity())
         self.registry = registry
         self.activity = activity
@@ -236,9 +254,9 @@ public final class ConnectionClient: Sendable, CustomStringConvertible {
         self.timers = SharedTimers(queue: timerQueue)
         self.processingQueue = ConnectionQueues.makeProcessing(label: "ConnectionKit.processing.\(label)")
         self.processingExecutor = ProcessingExecutor(queue: processingQueue)
-        self.ownTransport = transport
-        self.stopTransports = stop
-        self.transportThreadIDs = threadIDs
+        self.ownTransport = own.transport
+        self.stopTransports = own.stop
+        self.transportThreadIDs = own.threadIDs
         self.observers = Self.observers(registry: registry, activity: activity)
     }
 

@@ -19,7 +19,7 @@ extension AnyConnectionRequest {
             request = sent
         } else {
             do {
-                request = try prepareRequest()
+                request = try prepareRequest(throughMiddleware: false).0
                 // What would be refused before sending is not rendered either (a header line starting
                 // with `@` would make curl read a file).
                 try WireValidation.check(request, hook: "makeURLRequest()")

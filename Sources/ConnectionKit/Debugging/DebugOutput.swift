@@ -153,13 +153,14 @@ enum DebugOutput {
 
     // MARK: - Formatting
 
-    /// `source: …`, where an answer from the HTTP cache came from; `nil` for one from the network.
+    /// `source: …`, where an answer not from the network came from; `nil` for one from the network.
     static func sourceLine(_ source: ResponseSource) -> String? {
         switch source {
         case .network: return nil
         case .cache: return "source: HTTP cache (fresh, nothing sent)"
         case .revalidated: return "source: HTTP cache, revalidated (the server answered 304 Not Modified)"
         case .staleCache: return "source: HTTP cache, stale (stale-while-revalidate, stale-if-error or offline first)"
+        case .middleware: return "source: a middleware answered (nothing sent)"
         }
     }
 

@@ -25,6 +25,7 @@ extension ConnectionError {
         enum Code: String, Sendable, CaseIterable {
             case cancelled, timedOut, invalidRequest, transport, unacceptableStatusCode, parsing, fileSystem
             case responseTooLarge, tooManyRedirects, streamBufferFull, tls, clientShutDown, transportUnavailable, other
+            case middleware
         }
 
         /// What an error of this kind carries besides its kind.
@@ -36,6 +37,7 @@ extension ConnectionError {
             case underlying(any Error)
             case limit(Int64)
             case tls(TLSFailure)
+            case middleware(name: String, underlying: (any Error)?, reason: String?)
         }
 
         let code: Code
@@ -106,6 +108,11 @@ extension ConnectionError {
         public static let transportUnavailable = Kind(.transportUnavailable)
         /// Any other error, e.g. one thrown by an overridden hook (``ConnectionError/underlyingError``).
         public static let other = Kind(.other)
+        /// A middleware of the client's pipeline threw, or broke the pipeline's rules (a request it left
+        /// invalid, an answer that is not a valid response). ``ConnectionError/middlewareName`` names it;
+        /// ``ConnectionError/underlyingError`` is what it threw, ``ConnectionError/reason`` the rule it broke.
+        /// Never retried by ``RetryPolicy``.
+        public static let middleware = Kind(.middleware)
 
         // MARK: - Kinds with their details, to create an error
 
@@ -131,6 +138,10 @@ extension ConnectionError {
         public static func tls(_ failure: TLSFailure) -> Kind { Kind(.tls, .tls(failure)) }
         /// A `transportUnavailable` kind carrying why the transport cannot run.
         public static func transportUnavailable(reason: String) -> Kind { Kind(.transportUnavailable, .reason(reason)) }
+        /// A `middleware` kind naming the middleware, with what it threw or the rule it broke.
+        public static func middleware(name: String, underlying: (any Error)?, reason: String? = nil) -> Kind {
+            Kind(.middleware, .middleware(name: name, underlying: underlying, reason: reason))
+        }
         /// An `other` kind carrying the error.
         public static func other(underlying: any Error) -> Kind { Kind(.other, .underlying(underlying)) }
     }

@@ -63,10 +63,18 @@ public struct ConnectionError: Error, Sendable, LocalizedError, CustomStringConv
         return nil
     }
 
-    /// Why the request could not be built, for an `invalidRequest` error, or why its transport cannot run, for a
-    /// `transportUnavailable` one; otherwise `nil`.
+    /// Why the request could not be built, for an `invalidRequest` error, why its transport cannot run, for a
+    /// `transportUnavailable` one, or the pipeline rule a middleware broke, for a `middleware` one; otherwise `nil`.
     public var reason: String? {
         if case .reason(let reason) = kind.detail { return reason }
+        if case .middleware(_, _, let reason) = kind.detail { return reason }
+        return nil
+    }
+
+    /// The name of the middleware that threw or broke the pipeline's rules, for a `middleware` error;
+    /// otherwise `nil`.
+    public var middlewareName: String? {
+        if case .middleware(let name, _, _) = kind.detail { return name }
         return nil
     }
 
@@ -102,6 +110,7 @@ public struct ConnectionError: Error, Sendable, LocalizedError, CustomStringConv
         case .urlError(let error): return error
         case .underlying(let error): return error
         case .tls(let failure): return failure
+        case .middleware(_, let underlying, _): return underlying
         case .none, .reason, .status, .limit: return nil
         }
     }
@@ -141,6 +150,9 @@ public struct ConnectionError: Error, Sendable, LocalizedError, CustomStringConv
             return "\(name) was not sent: its transport is unavailable: \(reason ?? "unknown")"
         case .other:
             return "\(name) failed: \(details)"
+        case .middleware:
+            let problem = reason ?? underlyingError.map { Self.describe($0) } ?? "unknown"
+            return "\(name) failed in middleware \(middlewareName ?? "unknown"): \(problem)"
         }
     }
 

@@ -30,12 +30,15 @@ extension AnyConnectionRequest {
         on chosen: ConnectionClient? = nil, alreadyCancelled: Bool = false
     ) {
         let client = chosen ?? self.client
+        // User code (the hooks, `runStarted`), read outside the lock; a joined run keeps its own.
+        let pipeline = RunPipeline.resolve(for: self, on: client)
         let action = storage.withLock { state in
             let action = state.lifecycle.handle(.start)
             switch action {
             case .startRun(let run):
                 state.beginRun()
                 state.client = client
+                state.pipeline = pipeline
                 if let waiter { state.waiters.append(Waiter(run: run, resume: waiter)) }
                 state.delivery = delivery.map { (run, $0) }
             case .joinRun(let run):
@@ -124,13 +127,19 @@ extension AnyConnectionRequest {
     /// Builds and sends the current attempt of `run` (the machine already counted it).
     func beginAttempt(run: RunNumber) {
         var request: URLRequest
+        let answer: (response: TransportResponse, body: Data)?
         do {
-            request = try prepareRequest()
+            (request, answer) = try prepareRequest(throughMiddleware: true)
         } catch {
             finish(run: run, outcome: .failure(contextualize(error, as: { .invalidRequest(reason: "\($0)") })))
             return
         }
         storage.withLock { $0.attemptRequest = request }
+        // A middleware answered: the stages after it (authorization, cookies, cache, transport) never see the attempt.
+        if let answer {
+            answerWithoutNetwork(answer.response, body: answer.body, request: request, run: run)
+            return
+        }
         // The class's HTTP cache answers a fresh `GET` without the network, or adds its conditions.
         if let stored = consultCache(&request) {
             answerFromCache(stored.response, source: stored.source, request: request, run: run)
@@ -139,9 +148,14 @@ extension AnyConnectionRequest {
         beginTransfer(run: run, request: request)
     }
 
-    /// Calls `makeURLRequest()`, applies authorization and ConnectionKit's checks.
-    func prepareRequest() throws -> URLRequest {
+    /// Calls `makeURLRequest()`, then (`throughMiddleware`) the run's middleware, and, unless one of them
+    /// answered, applies authorization and ConnectionKit's checks. Returns the request, and the answer a
+    /// middleware gave instead of the network.
+    func prepareRequest(throughMiddleware: Bool) throws -> (URLRequest, (response: TransportResponse, body: Data)?) {
         var request = try makeURLRequest()
+        if throughMiddleware, let answer = try prepareThroughMiddleware(&request) {
+            return (request, answer)
+        }
         // Read before `authorization`: a refresh ending in between then only causes a needless retry.
         let generation = authorizationRefresher?.generation
         if request.value(forHTTPHeaderField: "Authorization") == nil, let authorization {
@@ -152,7 +166,7 @@ extension AnyConnectionRequest {
         storage.withLock { $0.authorizationGeneration = generation }
         try RequestChecks.check(&request, timeoutInterval: timeoutInterval, secretQueryItems: secretQueryItems)
         try checkFileDestination()
-        return request
+        return (request, nil)
     }
 
     /// Sends `request` as the next transfer of `run` (a new attempt or a redirect hop), once its method
@@ -226,6 +240,7 @@ extension AnyConnectionRequest {
     func attemptFailed(_ number: TransferNumber, error: ConnectionError, response: TransportResponse?) {
         guard let claimed = claimTransfer(number) else { return }
         claimed.transfer?.abandon()
+        tellMiddleware(.failure(contextualize(error), response: response.map(hookResponse)))
         retryOrFail(run: number.run, attempt: claimed.attempt, error: error, response: response.map(hookResponse))
     }
 

@@ -37,7 +37,8 @@ extension AnyConnectionRequest {
             attemptFailed(transfer, error: error, response: response)
             return .ignore
         }
-        storeJarCookies(from: response.head)
+        // The cookie jar is a stage after the middleware: it never sees what one of them answered.
+        if response.source != .middleware { storeJarCookies(from: response.head) }
         if isRedirect { return .discard }
         let head = ConnectionResponse(response, metrics: metrics)
         if let fileTarget, let placement, let choice = fileChoice(placement, fileTarget, head, transfer) {
@@ -189,6 +190,7 @@ extension AnyConnectionRequest {
         }
         runClient.notify(.receivedBody(body), for: self)
         let head = hookResponse(answer)
+        tellMiddleware(.response(head, body: body.inMemoryData))
         do {
             try validate(head, data: body.inMemoryData)
         } catch {

@@ -11,7 +11,10 @@ extension AnyConnectionRequest {
     func retryOrFail(run: RunNumber, attempt: Int, error: ConnectionError, response: ConnectionResponse?) {
         let error = contextualize(error)
         if refreshAuthorization(run: run, attempt: attempt, after: error) { return }
-        guard case .retry(let delay) = retryDecision(for: error, attempt: attempt, response: response) else {
+        let decision =
+            middlewareRetryDecision(for: error, response: response)
+            ?? retryDecision(for: error, attempt: attempt, response: response)
+        guard case .retry(let delay) = decision else {
             if answerFromCacheAfterFailure(run: run, error: error, response: response) { return }
             finish(run: run, outcome: .failure(error))
             return

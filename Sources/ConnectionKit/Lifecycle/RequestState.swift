@@ -52,6 +52,11 @@ struct RequestState {
     // MARK: Client
     /// The client of the current (or last) run: what the `client` hook returned when it started.
     var client = ConnectionClient.shared
+    /// The middleware of the current run, resolved when it started.
+    var pipeline = RunPipeline.empty
+    /// The position of the middleware that answered the current attempt, if one did: only those before it
+    /// hear the attempt's outcome.
+    var answeringMiddleware: Int?
     /// The ``AuthorizationRefresher`` generation when the current attempt's authorization was applied.
     var authorizationGeneration: UInt64?
     /// A multipart body assembled on disk, uploaded from there; deleted when its run ends.
@@ -85,6 +90,7 @@ struct RequestState {
     mutating func beginAttempt(_ attempt: Int) {
         redirectCount = 0
         cacheAttempt = nil
+        answeringMiddleware = nil
         noteAttemptStarted(attempt, at: Date())
     }
 

@@ -38,9 +38,9 @@ open class AnyConnectionRequest: @unchecked Sendable, CustomDebugStringConvertib
         return URLComposer.compose(baseURL: baseURL, path: path, queryItems: queryItems)
     }
 
-    /// The API's root, e.g. `https://api.example.com/v1/`, usually overridden once in an app's
-    /// superclass. Default `nil`.
-    open var baseURL: URL? { nil }
+    /// The API's root, e.g. `https://api.example.com/v1/`: overridden once in an app's superclass, or given
+    /// to the client (``ConnectionClient/Settings/baseURL``). Default: the client's, else `nil`.
+    open var baseURL: URL? { runClient.settings.baseURL }
 
     /// The endpoint's path relative to ``baseURL``, e.g. `events.json`. Slashes between the two are
     /// normalised; characters that are not allowed in a path are percent-encoded. Default `""`.
@@ -63,18 +63,24 @@ open class AnyConnectionRequest: @unchecked Sendable, CustomDebugStringConvertib
     open var bodyData: Data? { nil }
 
     /// Seconds without a byte sent or received before the attempt fails with `.timedOut`.
-    /// Default 60. Fractions are honoured (URLSession on Linux truncates its own to whole seconds,
-    /// so ConnectionKit enforces this one itself). Must be positive. Settable on one instance through
-    /// ``instanceSettings``.
-    open var timeoutInterval: TimeInterval { storage.withLock { $0.instanceSettings.timeoutInterval } ?? 60 }
+    /// Default: what ``instanceSettings`` sets, else the client's (``ConnectionClient/Settings/timeoutInterval``),
+    /// else 60. Fractions are honoured (URLSession on Linux truncates its own to whole seconds, so
+    /// ConnectionKit enforces this one itself). Must be positive.
+    open var timeoutInterval: TimeInterval {
+        storage.withLock { $0.instanceSettings.timeoutInterval ?? $0.client.settings.timeoutInterval } ?? 60
+    }
 
-    /// When a failed attempt is retried. Default ``RetryPolicy/none``, or what ``instanceSettings`` sets.
-    open var retryPolicy: RetryPolicy { storage.withLock { $0.instanceSettings.retryPolicy } ?? .none }
+    /// When a failed attempt is retried. Default: what ``instanceSettings`` sets, else the client's
+    /// (``ConnectionClient/Settings/retryPolicy``), else ``RetryPolicy/none``.
+    open var retryPolicy: RetryPolicy {
+        storage.withLock { $0.instanceSettings.retryPolicy ?? $0.client.settings.retryPolicy } ?? .none
+    }
 
     /// Credentials applied to every attempt's `Authorization` header, unless the built request
     /// already has one. Default `nil`. Not re-applied after a redirect to another origin. A token
-    /// holding CR, LF or NUL fails the request with `invalidRequest` (the token is not shown).
-    open var authorization: Authorization? { nil }
+    /// holding CR, LF or NUL fails the request with `invalidRequest` (the token is not shown). Default: the
+    /// client's (``ConnectionClient/Settings/authorization``), else `nil`.
+    open var authorization: Authorization? { runClient.settings.authorization }
 
     /// Header names (case-insensitive) whose values are shown as `<redacted>` in debug output,
     /// cURL strings, snapshots and events, in addition to `Authorization`, `Proxy-Authorization`,
@@ -173,10 +179,12 @@ open class AnyConnectionRequest: @unchecked Sendable, CustomDebugStringConvertib
         }
     }
 
-    /// Maps a failure to the error the failure handler receives. Default: returns `error` unchanged.
-    /// Override in an app superclass to turn an API's error body into the app's own error type.
+    /// Maps a failure to the error the failure handler receives. Default: the client's
+    /// ``ConnectionClient/Settings/mapError``, else `error` unchanged. Override in an app superclass to turn an
+    /// API's error body into the app's own error type.
     open func parseError(_ error: ConnectionError) -> any Error {
-        error
+        guard let map = runClient.settings.mapError else { return error }
+        return map(error)
     }
 
     /// Delivers a failure: the default calls ``failureHandler`` (and ends ``ConnectionRequest/value()``).
@@ -213,9 +221,9 @@ open class AnyConnectionRequest: @unchecked Sendable, CustomDebugStringConvertib
     // MARK: - Client: default headers, body, authorization refresh
 
     /// Header fields sent with every request of the class, under ``requestHeaderFields`` (which wins for the
-    /// same name). Override once in an app superclass, e.g. with `DefaultHeaders.standard(appName:appVersion:)`.
-    /// Default `[:]`.
-    open var defaultHeaderFields: [String: String] { [:] }
+    /// same name). Override once in an app superclass, e.g. with `DefaultHeaders.standard(appName:appVersion:)`,
+    /// or give them to the client (``ConnectionClient/Settings/headerFields``). Default: the client's.
+    open var defaultHeaderFields: [String: String] { runClient.settings.headerFields }
 
     /// The parameters or body to send and how to encode them (query, form, JSON, multipart), with the matching
     /// `Content-Type`. Applied after ``bodyData`` (and replaces it when it sets a body). Default `nil`.
@@ -223,8 +231,13 @@ open class AnyConnectionRequest: @unchecked Sendable, CustomDebugStringConvertib
 
     /// Renews the credential when a request is refused with `401`: return one instance shared by all the
     /// requests of an app superclass (a `static let`). The request waits for the refresh, then sends again once
-    /// with a fresh ``authorization``; concurrent `401`s share one refresh. Default `nil` (a `401` fails).
-    open var authorizationRefresher: AuthorizationRefresher? { nil }
+    /// with a fresh ``authorization``; concurrent `401`s share one refresh. Default: the client's
+    /// (``ConnectionClient/Settings/authorizationRefresher``), else `nil` (a `401` fails).
+    open var authorizationRefresher: AuthorizationRefresher? { runClient.settings.authorizationRefresher }
+
+    /// Middleware for this class's requests, after the client's (``ConnectionClient/middleware``) and before
+    /// the built-in stages: see ``ConnectionMiddleware``. Read when a run starts. Default `[]`.
+    open var middleware: [any ConnectionMiddleware] { [] }
 
     /// The ``ConnectionClient`` this class's requests belong to: its registry lists them, its history and
     /// statistics count them, its transport moves them (unless ``transport`` is overridden), its shutdown

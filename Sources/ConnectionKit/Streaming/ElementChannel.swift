@@ -19,7 +19,11 @@ final class ElementChannel<Element: Sendable>: @unchecked Sendable {
 
     private var owner: StreamingConnectionRequest<Element>? { state.withLock { $0.owner } }
 
-    init(owner: StreamingConnectionRequest<Element>) {
+    /// The client the run starts on, or `nil` for the class's ``AnyConnectionRequest/client``.
+    private let client: ConnectionClient?
+
+    init(owner: StreamingConnectionRequest<Element>, on client: ConnectionClient? = nil) {
+        self.client = client
         state.withLock { $0.owner = owner }
     }
 
@@ -32,7 +36,7 @@ final class ElementChannel<Element: Sendable>: @unchecked Sendable {
         }
         if first, let owner {
             owner.attach(self)
-            owner.start(waiter: { [self] result in end(result.map { _ in () }) }, delivery: .ownQueue())
+            owner.start(waiter: { [self] result in end(result.map { _ in () }) }, delivery: .ownQueue(), on: client)
         }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Element?, any Error>) in

@@ -102,6 +102,13 @@ open class StreamingConnectionRequest<Element: Sendable>: ConnectionRequest<Int>
         return AsyncThrowingStream(unfolding: { try await lifetime.channel.next() })
     }
 
+    /// ``elements()`` of a run on `client` instead of the class's ``AnyConnectionRequest/client``: that
+    /// client's pipeline, settings, registry and transport serve it (see ``AnyConnectionRequest/start(on:)``).
+    public func elements(on client: ConnectionClient) -> AsyncThrowingStream<Element, any Error> {
+        let lifetime = ElementStreamLifetime(channel: ElementChannel(owner: self, on: client))
+        return AsyncThrowingStream(unfolding: { try await lifetime.channel.next() })
+    }
+
     // MARK: - Output plumbing
 
     /// The number of elements received: the output of a stream that ends.

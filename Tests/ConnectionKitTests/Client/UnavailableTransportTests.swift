@@ -15,8 +15,7 @@ struct UnavailableTransportTests {
         server.route("/any") { _ in .text("sent") }
         let missing = ConnectionTransport.UnavailableError(reason: "libcurl could not be loaded (test)")
         let client = ConnectionClient(
-            parts: ("no-libcurl", "CKt."), made: .failure(missing), cookieJar: nil, httpCache: nil,
-            delivery: .callbackQueue)
+            parts: ("no-libcurl", "CKt."), made: .failure(missing), features: ConnectionClient.Features())
         #expect(client.transport.name == "libcurl")
         let request = FetchOnClient(server.url("/any"), on: client)
         request.callbackQueue = testCallbackQueue

@@ -13,7 +13,7 @@ struct ErrorKindTests {
         (.transport, "transport"), (.unacceptableStatusCode, "unacceptableStatusCode"), (.parsing, "parsing"),
         (.fileSystem, "fileSystem"), (.responseTooLarge, "responseTooLarge"), (.tooManyRedirects, "tooManyRedirects"),
         (.streamBufferFull, "streamBufferFull"), (.tls, "tls"), (.clientShutDown, "clientShutDown"),
-        (.transportUnavailable, "transportUnavailable"), (.other, "other"),
+        (.transportUnavailable, "transportUnavailable"), (.other, "other"), (.middleware, "middleware"),
     ]
 
     @Test func everyKindKeepsItsName() {

@@ -5,12 +5,18 @@ extension ConnectionClient {
     /// makes the process default libcurl): its history and statistics are the test's alone. Falls back
     /// to a URLSession client where libcurl cannot be loaded (the libcurl tests say so themselves).
     static func ownForTests(
-        label: String, httpCache: HTTPCache? = nil, delivery: Delivery = .callbackQueue
+        label: String, cookieJar: CookieJar? = nil, httpCache: HTTPCache? = nil, delivery: Delivery = .callbackQueue,
+        settings: Settings = Settings(), middleware: [any ConnectionMiddleware] = []
     ) -> ConnectionClient {
-        guard ConnectionTransport.default.name == "libcurl" else {
-            return ConnectionClient(label: label, httpCache: httpCache, delivery: delivery)
+        let urlSession = {
+            ConnectionClient(
+                label: label, cookieJar: cookieJar, httpCache: httpCache, delivery: delivery, settings: settings,
+                middleware: middleware)
         }
-        return (try? ConnectionClient(checking: .libcurl, label: label, httpCache: httpCache, delivery: delivery))
-            ?? ConnectionClient(label: label, httpCache: httpCache, delivery: delivery)
+        guard ConnectionTransport.default.name == "libcurl" else { return urlSession() }
+        let libcurl = try? ConnectionClient(
+            checking: .libcurl, label: label, cookieJar: cookieJar, httpCache: httpCache, delivery: delivery,
+            settings: settings, middleware: middleware)
+        return libcurl ?? urlSession()
     }
 }

@@ -39,13 +39,15 @@ fileprivate func checkBillingHealth(_ health: URL) async throws -> Bool {
 
 // MARK: - docs/client.md block 3
 fileprivate enum Search {
-    /// Every argument of `ConnectionClient(transport:label:cookieJar:httpCache:delivery:)`, in order.
+    /// Every argument of `ConnectionClient(transport:label:cookieJar:httpCache:delivery:settings:middleware:)`, in order.
     static let client = ConnectionClient(
         transport: .libcurl(),  // .urlSession (what ConnectionClient(label:) makes) or .libcurl()
         label: "search",  // default nil: "client<n>"; names its threads and logs
         cookieJar: CookieJar(),  // default nil: no cookies
         httpCache: .inMemory(maximumBytes: 32 << 20),  // default nil: nothing cached
-        delivery: .callbackQueue  // the default; see "Delivery without a thread crossing" below
+        delivery: .callbackQueue,  // the default; see "Delivery without a thread crossing" below
+        settings: .init(timeoutInterval: 20),  // default: none; see "Client-wide settings" in middleware.md
+        middleware: [TraceContextMiddleware()]  // default []: see docs/middleware.md
     )
 
     /// The same arguments without `transport:`: a URLSession of the client's own.

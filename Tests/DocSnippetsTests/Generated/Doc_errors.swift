@@ -27,6 +27,7 @@ fileprivate func describe(_ error: ConnectionError) -> String {
     case .tls: return "no secure connection (\(error.tlsFailure.map { "\($0.reason)" } ?? "")): \(error.tlsFailure?.message ?? "")"
     case .clientShutDown: return "not started: the request's ConnectionClient is shut down"
     case .transportUnavailable: return "not sent: its transport cannot run here: \(error.reason ?? "")"
+    case .middleware: return "middleware \(error.middlewareName ?? "") failed: \(error.reason ?? "\(error.underlyingError.map { "\($0)" } ?? "")")"
     case .other: return "other: \(error.underlyingError.map { "\($0)" } ?? "")"
     default: return "\(error.kind.name): \(error.localizedDescription)"  // a kind added in a later release
     }

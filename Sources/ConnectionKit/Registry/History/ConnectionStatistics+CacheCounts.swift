@@ -22,7 +22,8 @@ extension ConnectionStatistics {
             case .revalidated?: revalidated += 1
             case .staleCache?: stale += 1
             case .network?: if cacheAsked { misses += 1 }
-            case nil: break
+            // The cache never saw a run a middleware answered.
+            case .middleware?, nil: break
             }
         }
     }
