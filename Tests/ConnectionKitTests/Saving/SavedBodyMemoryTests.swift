@@ -16,7 +16,8 @@ struct SavedBodyMemoryTests {
         let length: Int64 = 96 * 1_024 * 1_024
         server.route("GET", "/big.bin") { _ in TestResponse(body: .generated(length: length, seed: 7)) }
         server.route("GET", "/small.bin") { _ in TestResponse(body: .generated(length: 65_536, seed: 7)) }
-        let digest = try #require(try await FileChecks.sha256sumOfGenerated(length: length, seed: 7), "sha256sum missing")
+        let digest = try #require(
+            try await FileChecks.sha256sumOfGenerated(length: length, seed: 7), "sha256sum missing")
         let transport = ConnectionTransport.default.name == "libcurl" ? "libcurl" : "urlSession"
 
         let child = try ChildProcess([
