@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 @Suite(.timeLimit(.minutes(2))) struct LifecycleTests {
-    @Test func stopReturnsQuicklyWithStalledConnections() throws {
+    @Test func stopReturnsQuicklyWithStalledConnections() async throws {
         let server = try TestServer.started()
         server.route("/stall") { _ in TestResponse(fault: .neverFinishHeaders) }
         server.route("/drip") { _ in TestResponse(body: .drip(Data(count: 100), chunkSize: 1, interval: 10)) }
@@ -28,8 +28,8 @@ import Testing
         let silent = try RawHTTPClient(port: server.port)
         try silent.sendGET("/silent")
         // Both requests must have been read, or closing them would reset rather than end them.
-        #expect(handled.wait(timeout: .now() + 5) == .success)
-        #expect(handled.wait(timeout: .now() + 5) == .success)
+        #expect(await handled.signalled(within: 5))
+        #expect(await handled.signalled(within: 5))
 
         let started = Date()
         server.stop()

@@ -14,9 +14,9 @@ struct HTTPCacheNginxTests {
         "nginx static file: the second GET is conditional (If-None-Match, If-Modified-Since), answered 304, body byte-identical"
     )
     func staticFileRevalidated() async throws {
-        let fixture = try TLSFixture(makingCertificates: false)
+        let fixture = try await TLSFixture.made(makingCertificates: false)
         defer { fixture.stop() }
-        let port = try fixture.startStaticFileNginx()
+        let port = try await fixture.startStaticFileNginx()
         let body = HTTPCacheWireTests.randomBody(64 * 1024)
         try body.write(to: fixture.file("static/report.bin"))
         let url = try #require(URL(string: "http://127.0.0.1:\(port)/report.bin"))
@@ -30,7 +30,7 @@ struct HTTPCacheNginxTests {
         #expect(try await second.value() == body)
         #expect(second.responseSource == .revalidated)
         #expect(second.urlResponse?.statusCode == 200)
-        let log = fixture.accessLog(atLeast: 2)
+        let log = await fixture.accessLog(atLeast: 2)
         #expect(log.count == 2)
         // The first GET carries no validator (no quoted ETag, no date); the second both.
         let plain = log.first ?? ""

@@ -26,16 +26,18 @@ struct SharedCacheFolderTests {
     }
 
     @Test("two processes writing and reading one entry never see a torn or damaged entry, and leave no temp file")
-    func twoProcessesShareOneFolder() throws {
+    func twoProcessesShareOneFolder() async throws {
         let folder = CacheFixtures.folder()
         defer { try? FileManager.default.removeItem(at: folder) }
         _ = try HTTPCache(folder: folder, log: { _ in })
         let child = try ChildProcess(["share-http-cache", folder.path, "98", "250"])
-        child.waitForLine("READY", timeout: 30)
+        await child.waitForLine("READY", timeout: 30)
         child.send("go")
         let log = CacheLog()
-        let torn = Self.run(folder: folder, fill: 97, count: 250, log: log)
-        let result = child.finish(timeout: 120)
+        // Seconds of synced writes and byte checks: on a thread of its own, not the test's pool thread (see
+        // `onOwnThread`).
+        let torn = await onOwnThread { Self.run(folder: folder, fill: 97, count: 250, log: log) }
+        let result = await child.finish(timeout: 120)
         #expect(result.status == 0)
         #expect(result.printed.contains("DONE 0"), "\(result.printed)")
         #expect(!result.printed.contains("LOG "), "\(result.printed)")
@@ -46,7 +48,7 @@ struct SharedCacheFolderTests {
     }
 
     @Test("an entry another process wrote after this one opened the folder is a hit here, with that process's body")
-    func otherProcessWriteIsAHit() throws {
+    func otherProcessWriteIsAHit() async throws {
         let folder = CacheFixtures.folder()
         defer { try? FileManager.default.removeItem(at: folder) }
         // Opened on an empty folder: the entry can only come from the other process.
@@ -57,9 +59,9 @@ struct SharedCacheFolderTests {
             return
         }
         let child = try ChildProcess(["share-http-cache", folder.path, "98", "1"])
-        child.waitForLine("READY", timeout: 30)
+        await child.waitForLine("READY", timeout: 30)
         child.send("go")
-        let result = child.finish(timeout: 60)
+        let result = await child.finish(timeout: 60)
         #expect(result.status == 0)
         #expect(result.printed.contains("DONE 0"), "\(result.printed)")
         guard case .fresh(let response) = cache.lookup(request) else {

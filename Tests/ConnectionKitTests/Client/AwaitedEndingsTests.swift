@@ -39,10 +39,8 @@ struct AwaitedEndingsTests {
         defer { server.stop() }
         Self.routes(on: server)
         let child = try ChildProcess(["awaited-endings", server.url("/").absoluteString, transport, client])
-        // Waited for off the cooperative pool: a test blocking it stalls every other test of the run.
-        let (status, printed) = await withCheckedContinuation { continuation in
-            DispatchQueue.global().async { continuation.resume(returning: child.finish(timeout: 60)) }
-        }
+        // Waited for off the cooperative pool (`finish` waits on a thread of its own).
+        let (status, printed) = await child.finish(timeout: 60)
         let ended = Dictionary(
             printed.split(separator: "\n").compactMap { line -> (String, String)? in
                 let words = line.split(separator: " ", maxSplits: 2).map(String.init)

@@ -115,6 +115,10 @@ struct ConnectionClientShutdownTests {
         let endings = Endings(request)
         request.start()
         #expect(await server.waitForHits("/slow", timeout: 30))
+        // A loop thread's id is listed once the thread runs, which may be a moment after the request
+        // reached the server: wait for every one, or a thread left out here could outlive the shutdown
+        // unseen.
+        _ = await eventually { client.ownedThreadIDs.count == ConnectionClient.libcurlThreadCount }
         let owned = client.ownedThreadIDs
         let done = await waitForSignal(timeout: 60) { done in
             Thread.detachNewThread {
@@ -132,12 +136,12 @@ struct ConnectionClientShutdownTests {
     @Test(
         "the shared client shuts down from a program's main with shutdownAndWait: it drains, then refuses, and so do the process's transports"
     )
-    func theSharedClientShutsDownFromMain() throws {
+    func theSharedClientShutsDownFromMain() async throws {
         let server = try TestServer.started()
         defer { server.stop() }
         server.route("/slow") { _ in TestResponse(body: .data(Data("slow".utf8)), delayBeforeHeaders: 0.5) }
         let child = try ChildProcess(["shutdown-shared", server.url("/slow").absoluteString, "5"])
-        let (status, printed) = child.finish(timeout: 60)
+        let (status, printed) = await child.finish(timeout: 60)
         #expect(status == 0, "\(printed)")
         #expect(printed.contains("ENDED 5 0\n"), "every request in flight drained: \(printed)")
         #expect(printed.contains("AFTER clientShutDown\n"), "\(printed)")

@@ -69,9 +69,9 @@ struct DefaultHeadersTests {
 /// The same defaults in a process started with a given environment (what a container or a service gets).
 @Suite("Default headers in a child process", .timeLimit(.minutes(2)))
 struct DefaultHeadersProcessTests {
-    private func headers(environment: [String: String]) throws -> [String: String] {
+    private func headers(environment: [String: String]) async throws -> [String: String] {
         let child = try ChildProcess(["default-headers"], environment: environment)
-        let ending = child.finish(timeout: 60)
+        let ending = await child.finish(timeout: 60)
         #expect(ending.status == 0)
         var headers: [String: String] = [:]
         for line in ending.printed.split(separator: "\n") {
@@ -81,8 +81,8 @@ struct DefaultHeadersProcessTests {
         return headers
     }
 
-    @Test func theDocumentedDefaultsHoldInACLocale() throws {
-        let headers = try headers(environment: ["LANG": "C.UTF-8"])
+    @Test func theDocumentedDefaultsHoldInACLocale() async throws {
+        let headers = try await headers(environment: ["LANG": "C.UTF-8"])
         #expect(headers["Accept"] == "application/json")
         #expect(headers["User-Agent"] == "App/1 ConnectionKit/\(DefaultHeaders.connectionKitVersion)")
         #if canImport(Darwin)
@@ -93,15 +93,17 @@ struct DefaultHeadersProcessTests {
         #endif
     }
 
-    @Test func aLinuxProcessSendsTheLanguagesOfItsEnvironment() throws {
+    @Test func aLinuxProcessSendsTheLanguagesOfItsEnvironment() async throws {
         #if canImport(Darwin)
             // Apple platforms take the user's settings, not the environment.
-            let french = try headers(environment: ["LANG": "fr_FR.UTF-8"])["Accept-Language"]
+            let french = try await headers(environment: ["LANG": "fr_FR.UTF-8"])["Accept-Language"]
             #expect(french == DefaultHeaders.acceptLanguage(Locale.preferredLanguages))
         #else
-            #expect(try headers(environment: ["LANG": "fr_FR.UTF-8"])["Accept-Language"] == "fr-FR")
+            #expect(try await headers(environment: ["LANG": "fr_FR.UTF-8"])["Accept-Language"] == "fr-FR")
             // A German locale (decimal comma) still weighs with a dot.
-            let german = try headers(environment: ["LANG": "de_DE.UTF-8", "LANGUAGE": "de:en", "LC_ALL": "de_DE.UTF-8"])
+            let german = try await headers(environment: [
+                "LANG": "de_DE.UTF-8", "LANGUAGE": "de:en", "LC_ALL": "de_DE.UTF-8",
+            ])
             #expect(german["Accept-Language"] == "de, en;q=0.9, de-DE;q=0.8")
         #endif
     }

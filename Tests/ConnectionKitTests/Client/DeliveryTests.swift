@@ -200,11 +200,7 @@ struct DeliveryTests {
         gates[0].open()
         // The first run's result hook now waits for the second run's, which is delivered beside it.
         let delivering = try await within(30, "the first run's result hook") {
-            await withCheckedContinuation { continuation in
-                DispatchQueue.global().async {
-                    continuation.resume(returning: request.firstIsDelivering.wait(timeout: .now() + 30) == .success)
-                }
-            }
+            await request.firstIsDelivering.signalled(within: 30)
         }
         #expect(delivering)
         request.start()

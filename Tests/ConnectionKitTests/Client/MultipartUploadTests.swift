@@ -80,7 +80,7 @@ struct MultipartUploadTests {
             "multipart-upload", server.url("/upload").absoluteString, server.url("/warm-up").absoluteString,
             file.path, transport,
         ])
-        let (status, printed) = child.finish(timeout: 300)
+        let (status, printed) = await child.finish(timeout: 300)
         #expect(status == 0, "the helper failed: \(printed)")
         let lines = printed.split(separator: "\n").map(String.init)
         func value(_ label: String) -> String? {

@@ -24,7 +24,7 @@ final class CookieJarWrite: ConnectionRequest<Data>, @unchecked Sendable {
 @Suite("The offline queue and the cookie jar", .exclusive, .timeLimit(.minutes(20)))
 struct CookieOfflineQueueTests {
     @Test("a stored write holds no cookie of the jar; at send time the jar supplies its cookies of that moment")
-    func storedWriteHoldsNoCookie() throws {
+    func storedWriteHoldsNoCookie() async throws {
         let server = try TestServer.started()
         defer { server.stop() }
         server.route("POST", "/jar-writes") { _ in .text("stored") }
@@ -49,7 +49,7 @@ struct CookieOfflineQueueTests {
         // The session rotates while the write waits: the write goes with the cookie of the moment it is sent.
         jar.store(setCookie: "session=fresh-cookie-32; Path=/", from: server.url("/"))
         queue.resume()
-        delivered.wait(for: 1)
+        await delivered.wait(for: 1)
         #expect(server.receivedRequests("/jar-writes").first?.header("Cookie") == "session=fresh-cookie-32")
     }
 }

@@ -5,7 +5,7 @@ import Testing
 /// `FileCredentialStore` shared by two processes: every write of each survives.
 @Suite("Credential store across processes", .exclusive, .timeLimit(.minutes(10)))
 struct CredentialStoreProcessTests {
-    @Test func twoProcessesWritingAThousandCredentialsEachToOneFileLoseNone() throws {
+    @Test func twoProcessesWritingAThousandCredentialsEachToOneFileLoseNone() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
             "CredentialStoreProcessTests-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -15,10 +15,10 @@ struct CredentialStoreProcessTests {
             try ChildProcess(["write-credentials", file.path, $0, String(writes)])
         }
         // Both are loaded and waiting before either writes, so that their writes overlap.
-        for writer in writers { try #require(writer.waitForLine("READY", timeout: 60)) }
+        for writer in writers { try #require(await writer.waitForLine("READY", timeout: 60)) }
         for writer in writers { writer.send("go") }
         for writer in writers {
-            let ending = writer.finish(timeout: 150)
+            let ending = await writer.finish(timeout: 150)
             #expect(ending.status == 0, "helper output: \(ending.printed)")
             #expect(ending.printed.hasSuffix("DONE\n"))
         }

@@ -35,7 +35,7 @@ struct CredentialStoreTests {
         #expect(try FileCredentialStore(fileURL: file).credential(for: "backup") == "other")
     }
 
-    @Test func fileStoreWritesOwnerOnlyAtomically() throws {
+    @Test func fileStoreWritesOwnerOnlyAtomically() async throws {
         let folder = temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let file = folder.appendingPathComponent("credentials.json")
@@ -65,7 +65,7 @@ struct CredentialStoreTests {
         }
         for index in 1...writes { try store.setCredential("token-\(index)", for: "api") }
         writing.withLock { $0 = false }
-        #expect(readerDone.wait(timeout: .now() + 30) == .success)
+        #expect(await readerDone.signalled(within: 30))
         #expect(failures.withLock { $0 }.isEmpty, "\(failures.withLock { $0.prefix(5) })")
         #expect(reads.withLock { $0 } > 0)
         let attributes = try FileManager.default.attributesOfItem(atPath: file.path)
@@ -83,7 +83,7 @@ struct CredentialStoreTests {
 
     /// One store shared by 8 threads that all write at once (released together, not started one by one):
     /// every write survives.
-    @Test func fileStoreConcurrentWritesLoseNothing() throws {
+    @Test func fileStoreConcurrentWritesLoseNothing() async throws {
         let folder = temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let store = FileCredentialStore(fileURL: folder.appendingPathComponent("credentials.json"))
@@ -114,9 +114,9 @@ struct CredentialStoreTests {
                 done.leave()
             }
         }
-        #expect(ready.wait(timeout: .now() + 30) == .success)
+        #expect(await ready.left(within: 30))
         for _ in 0..<threads { go.signal() }
-        #expect(done.wait(timeout: .now() + 60) == .success)
+        #expect(await done.left(within: 60))
         #expect(failures.withLock { $0 }.isEmpty, "\(failures.withLock { $0.prefix(5) })")
         #expect(inside.withLock { $0.most } > 1, "the writes never overlapped")
         for thread in 0..<threads {

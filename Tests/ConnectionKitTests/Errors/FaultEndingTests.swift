@@ -72,12 +72,12 @@ struct FaultCase: Sendable, CustomTestStringConvertible {
 /// retryable ones succeed on the next attempt.
 @Suite(.exclusive, .timeLimit(.minutes(20))) struct FaultEndingTests {
     @Test(arguments: FaultCase.all)
-    func endsInOneTypedEnding(fault: FaultCase) throws {
+    func endsInOneTypedEnding(fault: FaultCase) async throws {
         let server = try TestServer.started()
         defer { fault.release(server) }
         server.route("/fault") { _ in fault.response }
         let request = RetryingRequest(server.url("/fault"), policy: .none, timeout: fault.timeout)
-        let ending = run(request)
+        let ending = await run(request)
         if let expected = fault.expected {
             let error = try #require(ending?.error, "\(String(describing: ending))")
             #expect(expected(error), "\(error.debugDescription)")
@@ -94,14 +94,14 @@ struct FaultCase: Sendable, CustomTestStringConvertible {
     }
 
     @Test(arguments: FaultCase.all.filter { $0.expected != nil })
-    func retryableFaultsSucceedOnTheNextAttempt(fault: FaultCase) throws {
+    func retryableFaultsSucceedOnTheNextAttempt(fault: FaultCase) async throws {
         let server = try TestServer.started()
         defer { fault.release(server) }
         let counter = Counter()
         server.route("/fault") { _ in counter.next() == 1 ? fault.response : TestResponse(body: .data(FaultCase.body)) }
         let request = RetryingRequest(
             server.url("/fault"), policy: testPolicy(attempts: 2, backoff: 0.1), timeout: fault.timeout)
-        let ending = run(request)
+        let ending = await run(request)
         if fault.retryable {
             #expect(ending?.data == FaultCase.body, "\(String(describing: ending?.error))")
             #expect(server.hits("/fault") == 2)
@@ -115,11 +115,11 @@ struct FaultCase: Sendable, CustomTestStringConvertible {
         }
     }
 
-    @Test func aRedirectLoopEndsWithTooManyRedirects() throws {
+    @Test func aRedirectLoopEndsWithTooManyRedirects() async throws {
         let server = try TestServer.started()
         defer { server.stop() }
         server.route("/loop") { _ in .redirect(to: "/loop") }
-        let ending = run(RetryingRequest(server.url("/loop"), policy: testPolicy(attempts: 3)))
+        let ending = await run(RetryingRequest(server.url("/loop"), policy: testPolicy(attempts: 3)))
         guard ending?.error?.kind == .tooManyRedirects, let limit = ending?.error?.limit else {
             Issue.record("\(String(describing: ending))")
             return

@@ -38,7 +38,7 @@ final class LoadRequest: RetryingRequest, @unchecked Sendable {  // Safe: no sta
         server.route("/loop") { _ in .redirect(to: "/loop") }
     }
 
-    @Test func everyRequestEndsExactlyOnce() throws {
+    @Test func everyRequestEndsExactlyOnce() async throws {
         let server = try TestServer.started()
         defer { server.stop() }
         Self.serve(on: server)
@@ -56,32 +56,36 @@ final class LoadRequest: RetryingRequest, @unchecked Sendable {  // Safe: no sta
         let stalled = Locked(false)
         let started = Date()
 
-        DispatchQueue.concurrentPerform(iterations: threads) { thread in
-            var generator = SystemRandomNumberGenerator()
-            for index in stride(from: thread, to: total, by: threads) where !stalled.withLock({ $0 }) {
-                let path = Self.paths.randomElement(using: &generator) ?? "/ok"
-                let url = server.url("\(path)?n=\(index)")
-                let request = LoadRequest(URLRequest(url: url), policy: policy, timeout: 0.3, redirectLimit: 3)
-                guard inFlight.wait(timeout: .now() + 30) == .success else {
-                    stalled.withLock { $0 = true }
-                    break
-                }
-                requests.withLock { $0.append(request) }
-                endings.track(request, queue: callbackQueue, onFirstEnding: { inFlight.signal() })
-                request.start()
-                switch Int.random(in: 0..<10, using: &generator) {
-                case 0: request.cancel()
-                case 1, 2:
-                    let delay = Double.random(in: 0...0.05, using: &generator)
-                    cancelQueue.asyncAfter(deadline: .now() + delay) { request.cancel() }
-                default: break
+        // The starting threads block on `inFlight`: on threads of their own, not the test's pool thread
+        // (see `onOwnThread`).
+        await onOwnThread {
+            DispatchQueue.concurrentPerform(iterations: threads) { thread in
+                var generator = SystemRandomNumberGenerator()
+                for index in stride(from: thread, to: total, by: threads) where !stalled.withLock({ $0 }) {
+                    let path = Self.paths.randomElement(using: &generator) ?? "/ok"
+                    let url = server.url("\(path)?n=\(index)")
+                    let request = LoadRequest(URLRequest(url: url), policy: policy, timeout: 0.3, redirectLimit: 3)
+                    guard inFlight.wait(timeout: .now() + 30) == .success else {
+                        stalled.withLock { $0 = true }
+                        break
+                    }
+                    requests.withLock { $0.append(request) }
+                    endings.track(request, queue: callbackQueue, onFirstEnding: { inFlight.signal() })
+                    request.start()
+                    switch Int.random(in: 0..<10, using: &generator) {
+                    case 0: request.cancel()
+                    case 1, 2:
+                        let delay = Double.random(in: 0...0.05, using: &generator)
+                        cancelQueue.asyncAfter(deadline: .now() + delay) { request.cancel() }
+                    default: break
+                    }
                 }
             }
         }
         #expect(!stalled.withLock { $0 }, "48 requests in flight did not end within 30 s: starting stopped")
         // Records an issue for a request that did not end, or ended twice within the settle window.
-        #expect(endings.wait(seconds: 90), "every request ended within 90 s")
-        cancelQueue.sync(flags: .barrier) {}
+        #expect(await endings.ended(within: 90), "every request ended within 90 s")
+        await onOwnThread { cancelQueue.sync(flags: .barrier) {} }
         let counts = endings.allCounts
         #expect(counts.count == total)
         #expect(
@@ -106,7 +110,7 @@ final class LoadRequest: RetryingRequest, @unchecked Sendable {  // Safe: no sta
 
     /// Linux URLSession traps when a task is cancelled while its redirect callback is pending; cancels
     /// that race redirects must end the request once, quietly.
-    @Test func cancelsRacingRedirectsDoNotTrap() throws {
+    @Test func cancelsRacingRedirectsDoNotTrap() async throws {
         let server = try TestServer.started()
         defer { server.stop() }
         server.route("/a") { _ in .redirect(to: "/b") }
@@ -121,7 +125,7 @@ final class LoadRequest: RetryingRequest, @unchecked Sendable {  // Safe: no sta
             request.start()
             DispatchQueue.global().asyncAfter(deadline: .now() + Double.random(in: 0...0.004)) { request.cancel() }
         }
-        #expect(endings.wait(seconds: 60))
+        #expect(await endings.ended(within: 60))
         #expect(endings.allCounts.allSatisfy { $0 == 1 })
     }
 }

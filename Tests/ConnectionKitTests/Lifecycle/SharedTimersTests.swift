@@ -36,8 +36,8 @@ struct SharedTimersTests {
         func count(of label: Int) -> Int { all.filter { $0.label == label }.count }
 
         /// Waits for `count` more firings; records an issue when they do not come in `seconds`.
-        func wait(for count: Int, seconds: Double = 10, sourceLocation: SourceLocation = #_sourceLocation) {
-            for _ in 0..<count where signals.wait(timeout: .now() + seconds) == .timedOut {
+        func wait(for count: Int, seconds: Double = 10, sourceLocation: SourceLocation = #_sourceLocation) async {
+            for _ in 0..<count where await !signals.signalled(within: seconds) {
                 Issue.record("waited \(seconds) s for a timer to fire", sourceLocation: sourceLocation)
                 return
             }
@@ -53,24 +53,24 @@ struct SharedTimersTests {
     }
 
     @Test("a timer fires once, and not before its deadline")
-    func firesOnceNeverEarly() {
+    func firesOnceNeverEarly() async {
         let timers = Self.service()
         let firings = Firings()
         let timer = timers.makeTimer { _ in firings.record(1) }
         let due = Self.deadline(inMilliseconds: 30)
         timer.schedule(deadline: due)
-        firings.wait(for: 1)
+        await firings.wait(for: 1)
         // A later timer firing proves the queue went past the point where a second firing would show.
         let sentinel = timers.makeTimer { _ in firings.record(2) }
         sentinel.schedule(deadline: Self.deadline(inMilliseconds: 20))
-        firings.wait(for: 1)
+        await firings.wait(for: 1)
         #expect(firings.labels() == [1, 2])
         #expect(firings.all.first.map { $0.at >= due.uptimeNanoseconds } == true, "fired early")
         #expect(timers.armedCount == 0)
     }
 
     @Test("a cancelled timer never fires, and cancelling twice is harmless")
-    func cancelPreventsFiring() {
+    func cancelPreventsFiring() async {
         let timers = Self.service()
         let firings = Firings()
         let cancelled = timers.makeTimer { _ in firings.record(1) }
@@ -81,20 +81,20 @@ struct SharedTimersTests {
         cancelled.schedule(deadline: Self.deadline(inMilliseconds: 20))
         let sentinel = timers.makeTimer { _ in firings.record(2) }
         sentinel.schedule(deadline: Self.deadline(inMilliseconds: 60))
-        firings.wait(for: 1)
+        await firings.wait(for: 1)
         #expect(firings.labels() == [2], "handlers run in deadline order: the cancelled one would come first")
         #expect(timers.armedCount == 0)
     }
 
     @Test("arming again moves the deadline, earlier or later")
-    func rearmMovesTheDeadline() {
+    func rearmMovesTheDeadline() async {
         let timers = Self.service()
         let firings = Firings()
         let earlier = timers.makeTimer { _ in firings.record(1) }
         earlier.schedule(deadline: Self.deadline(inMilliseconds: 60_000))
         let movedTo = Self.deadline(inMilliseconds: 20)
         earlier.schedule(deadline: movedTo)
-        firings.wait(for: 1)
+        await firings.wait(for: 1)
         #expect(firings.all.first.map { $0.at >= movedTo.uptimeNanoseconds } == true, "fired early")
 
         let later = timers.makeTimer { _ in firings.record(2) }
@@ -103,14 +103,14 @@ struct SharedTimersTests {
         later.schedule(deadline: pushedTo)
         let sentinel = timers.makeTimer { _ in firings.record(3) }
         sentinel.schedule(deadline: Self.deadline(inMilliseconds: 50))
-        firings.wait(for: 2)
+        await firings.wait(for: 2)
         #expect(firings.labels() == [1, 3, 2], "the pushed timer fired at its first deadline")
         #expect(firings.all.last.map { $0.at >= pushedTo.uptimeNanoseconds } == true, "fired early")
         #expect(timers.armedCount == 0)
     }
 
     @Test("a handler can arm its own timer again, as the idle timeout does")
-    func handlerRearms() {
+    func handlerRearms() async {
         let timers = Self.service()
         let firings = Firings()
         let rounds = Locked(0)
@@ -123,13 +123,13 @@ struct SharedTimersTests {
             if round < 3 { timer.schedule(deadline: .now() + .milliseconds(10)) }
         }
         timer.schedule(deadline: Self.deadline(inMilliseconds: 10))
-        firings.wait(for: 3)
+        await firings.wait(for: 3)
         #expect(firings.labels() == [1, 1, 1])
         #expect(timers.armedCount == 0)
     }
 
     @Test("thousands of timers fire in deadline order, each once and never early; cancelled ones never")
-    func thousandsInOrder() {
+    func thousandsInOrder() async {
         // Held while the timers are armed: under ThreadSanitizer arming 5,000 takes longer than the first
         // deadline, and a timer armed after others fired could not have fired in deadline order.
         let queue = DispatchQueue(label: "SharedTimersTests.thousands")
@@ -150,7 +150,7 @@ struct SharedTimersTests {
         cancelled.forEach { armed[$0].cancel() }
         queue.resume()
         let kept = (0..<count).filter { !cancelled.contains($0) }
-        firings.wait(for: kept.count)
+        await firings.wait(for: kept.count)
 
         let expected = kept.sorted { (deadlines[$0], $0) < (deadlines[$1], $1) }
         #expect(firings.labels() == expected)

@@ -54,7 +54,7 @@ struct TimerDiscardTests {
     /// DispatchSource that was never resumed, which libdispatch traps on: the process crashed (seen in the
     /// offline queue's crash test, delivering 1,000 writes over loopback).
     @Test("a run that ends before its idle timer is armed ends once and does not crash")
-    func runEndsBeforeIdleTimerIsArmed() throws {
+    func runEndsBeforeIdleTimerIsArmed() async throws {
         let server = try TestServer.started()
         defer { server.stop() }
         let request = SlowToArmRequest(target: server.url("/fast"))
@@ -69,7 +69,7 @@ struct TimerDiscardTests {
         endings.track(
             request, queue: DispatchQueue(label: "TimerDiscardTests"), onFirstEnding: { request.ended.signal() })
         request.start()
-        #expect(endings.wait(seconds: 10))
+        #expect(await endings.ended(within: 10))
         #expect(request.state == .finished)
         #expect(endings.count(request) == 1, "ended twice")
         #expect(request.heldTheArming == true, "the run ended while the arming of its idle timer was held")

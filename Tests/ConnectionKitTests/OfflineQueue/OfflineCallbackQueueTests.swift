@@ -55,7 +55,7 @@ final class HeldSyncFiles: OfflineFileOperations {
 @Suite("OfflineQueue onOffline and the callback queue", .exclusive, .timeLimit(.minutes(10)))
 struct OfflineCallbackQueueTests {
     @Test("the journal's sync for a request that failed offline does not block its callback queue")
-    func syncDoesNotBlockCallbackQueue() throws {
+    func syncDoesNotBlockCallbackQueue() async throws {
         let reservation = try PortReservation()
         let directory = OfflineFixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -78,24 +78,24 @@ struct OfflineCallbackQueueTests {
             outcomes.append(pending == [operation.id] ? "queued, pending" : "queued, pending is \(pending)")
         }
 
-        #expect(files.syncing.wait(timeout: .now() + 20) == .success, "the write was never synced")
+        #expect(await files.syncing.signalled(within: 20), "the write was never synced")
         // The sync is held: the callback queue must still run other work meanwhile.
         let ran = DispatchSemaphore(value: 0)
         callbackQueue.async { ran.signal() }
-        #expect(ran.wait(timeout: .now() + 10) == .success, "the callback queue is blocked by the journal's sync")
+        #expect(await ran.signalled(within: 10), "the callback queue is blocked by the journal's sync")
         #expect(outcomes.all.isEmpty, "onOffline ran before its write was durable: \(outcomes.all)")
         files.release.signal()
 
-        outcomes.wait(for: 1, timeout: 20)
+        await outcomes.wait(for: 1, timeout: 20)
         // Settle window: a second ending (the failure handler too, or onOffline twice) would arrive within it.
         let settled = DispatchSemaphore(value: 0)
         callbackQueue.asyncAfter(deadline: .now() + 0.5) { settled.signal() }
-        #expect(settled.wait(timeout: .now() + 10) == .success)
+        #expect(await settled.signalled(within: 10))
         #expect(outcomes.all == ["queued, pending"])
     }
 
     @Test("when the write cannot be stored, the failure handler gets the original error, once, and onOffline never")
-    func storeFailureDeliversFailureOnce() throws {
+    func storeFailureDeliversFailureOnce() async throws {
         let reservation = try PortReservation()
         let directory = OfflineFixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -118,10 +118,10 @@ struct OfflineCallbackQueueTests {
         }
         request.start(via: queue) { _ in outcomes.append("queued") }
 
-        outcomes.wait(for: 1, timeout: 20)
+        await outcomes.wait(for: 1, timeout: 20)
         let settled = DispatchSemaphore(value: 0)
         callbackQueue.asyncAfter(deadline: .now() + 0.5) { settled.signal() }
-        #expect(settled.wait(timeout: .now() + 10) == .success)
+        #expect(await settled.signalled(within: 10))
         #expect(outcomes.all == ["failed: cannot connect"])
         #expect(queue.pending.isEmpty)
         #expect(log.all.contains { $0.hasPrefix("could not queue PostNote after it failed offline") })

@@ -20,7 +20,7 @@ struct OfflineCorruptionTests {
     @Test(
         "a garbled journal record is moved aside with a log line; a torn tail is dropped; the rest is delivered in order"
     )
-    func corruptEntriesAreMovedAside() throws {
+    func corruptEntriesAreMovedAside() async throws {
         let reservation = try PortReservation()
         let directory = OfflineFixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -52,7 +52,7 @@ struct OfflineCorruptionTests {
         let (server, queue, log, delivered) = (opened.server, opened.queue, opened.log, opened.delivered)
         #expect(queue.pending.map(\.id) == [operations[0].id, operations[2].id, operations[4].id])
         queue.register(PostNote.self) { PostNote(base: reservation.baseURL, text: "") }
-        delivered.wait(for: 3)
+        await delivered.wait(for: 3)
 
         #expect(server.receivedRequests("/notes").map { $0.bodyString ?? "" } == ["note-0", "note-2", "note-4"])
         let corruptLines = log.all.filter { $0.contains("corrupt queue entry") }
@@ -72,7 +72,7 @@ struct OfflineCorruptionTests {
     }
 
     @Test("a version 1 folder (one file per entry) is moved into the journal; truncated or garbled files are set aside")
-    func versionOneEntriesAreMigrated() throws {
+    func versionOneEntriesAreMigrated() async throws {
         let reservation = try PortReservation()
         let directory = OfflineFixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -111,7 +111,7 @@ struct OfflineCorruptionTests {
         #expect(queue.pending.map(\.id) == [operations[0].id, operations[3].id])
         #expect(try FileManager.default.contentsOfDirectory(atPath: pending.path).isEmpty, "moved into the journal")
         queue.register(PostNote.self) { PostNote(base: reservation.baseURL, text: "") }
-        delivered.wait(for: 2)
+        await delivered.wait(for: 2)
 
         #expect(server.receivedRequests("/notes").map { $0.bodyString ?? "" } == ["note-0", "note-3"])
         #expect(server.receivedRequests("/notes").map { $0.header("Idempotency-Key") ?? "" } == ["v1-0", "v1-3"])

@@ -36,7 +36,7 @@ struct OfflineDeadLetterTests {
     @Test(
         "a 4xx other than 408 and 429 is dead-lettered with its error, and the queue goes on",
         arguments: [400, 404, 409, 422])
-    func clientErrorIsDeadLettered(status: Int) throws {
+    func clientErrorIsDeadLettered(status: Int) async throws {
         let server = try TestServer.started()
         defer { server.stop() }
         Self.route(server, "/rejected", statuses: [status])
@@ -46,8 +46,8 @@ struct OfflineDeadLetterTests {
 
         let rejected = try harness.queue.enqueue(PostNote(base: server.baseURL, text: "bad", path: "rejected"))
         let accepted = try harness.queue.enqueue(PostNote(base: server.baseURL, text: "good"))
-        harness.dead.wait(for: 1)
-        harness.delivered.wait(for: 1)
+        await harness.dead.wait(for: 1)
+        await harness.delivered.wait(for: 1)
 
         let letter = try #require(harness.dead.all.first)
         #expect(letter.operation.id == rejected.id)
@@ -68,7 +68,7 @@ struct OfflineDeadLetterTests {
     }
 
     @Test("408, 429 and 5xx are retried at the online interval until the write is accepted")
-    func retryableStatusesAreRetried() throws {
+    func retryableStatusesAreRetried() async throws {
         let server = try TestServer.started()
         defer { server.stop() }
         Self.route(server, "/notes", statuses: [408, 429, 500, 503, 201])
@@ -76,7 +76,7 @@ struct OfflineDeadLetterTests {
         defer { harness.tearDown() }
 
         let operation = try harness.queue.enqueue(PostNote(base: server.baseURL, text: "eventually"))
-        harness.delivered.wait(for: 1)
+        await harness.delivered.wait(for: 1)
         #expect(harness.delivered.all.first?.id == operation.id)
         #expect(harness.delivered.all.first?.attempts == 5)
         #expect(harness.dead.all.isEmpty)
@@ -85,7 +85,7 @@ struct OfflineDeadLetterTests {
     }
 
     @Test("an operation that fails more often than maximumAttempts is dead-lettered; the next is delivered")
-    func attemptLimit() throws {
+    func attemptLimit() async throws {
         let server = try TestServer.started()
         defer { server.stop() }
         Self.route(server, "/failing", statuses: [503])
@@ -97,8 +97,8 @@ struct OfflineDeadLetterTests {
 
         let failing = try harness.queue.enqueue(PostNote(base: server.baseURL, text: "x", path: "failing"))
         let next = try harness.queue.enqueue(PostNote(base: server.baseURL, text: "y"))
-        harness.dead.wait(for: 1)
-        harness.delivered.wait(for: 1)
+        await harness.dead.wait(for: 1)
+        await harness.delivered.wait(for: 1)
         #expect(harness.dead.all.first?.operation.id == failing.id)
         #expect(harness.dead.all.first?.operation.attempts == 3)
         #expect(harness.dead.all.first?.statusCode == 503)
@@ -108,7 +108,7 @@ struct OfflineDeadLetterTests {
     }
 
     @Test("an operation older than maximumAge is dead-lettered after its next failed attempt")
-    func ageLimit() throws {
+    func ageLimit() async throws {
         let reservation = try PortReservation()
         var configuration = OfflineFixtures.configuration()
         configuration.maximumAge = 0
@@ -116,7 +116,7 @@ struct OfflineDeadLetterTests {
         defer { harness.tearDown() }
 
         let operation = try harness.queue.enqueue(PostNote(base: reservation.baseURL, text: "stale"))
-        harness.dead.wait(for: 1)
+        await harness.dead.wait(for: 1)
         #expect(harness.dead.all.first?.operation.id == operation.id)
         #expect(harness.dead.all.first?.statusCode == nil)
         #expect(harness.dead.all.first?.reason.contains("older than") == true)

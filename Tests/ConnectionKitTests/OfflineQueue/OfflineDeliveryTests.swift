@@ -10,7 +10,7 @@ import Testing
 @Suite("OfflineQueue delivery", .exclusive, .timeLimit(.minutes(20)))
 struct OfflineDeliveryTests {
     @Test("requests started offline are queued, onOffline runs, and they arrive in order once the server is up")
-    func offlineThenOnlineInOrder() throws {
+    func offlineThenOnlineInOrder() async throws {
         let reservation = try PortReservation()
         let base = reservation.baseURL
         let server = TestServer()
@@ -34,7 +34,7 @@ struct OfflineDeliveryTests {
             request.start(via: queue) { operation in queued.append(operation) }
             // One at a time, so the queue order is the order the app wrote them in. The count to wait for
             // is fixed before the start: `onOffline` may run before `start(via:)` returns.
-            queued.wait(for: index + 1)
+            await queued.wait(for: index + 1)
         }
         #expect(failures.all.isEmpty)
         #expect(queued.all.count == 5)
@@ -42,7 +42,7 @@ struct OfflineDeliveryTests {
         #expect(delivered.all.isEmpty)
 
         try reservation.startServer(server)
-        delivered.wait(for: 5)
+        await delivered.wait(for: 5)
         let received = server.receivedRequests("/notes")
         let firstArrivals = received.reduce(into: [String]()) { seen, request in
             let body = request.bodyString ?? ""
@@ -63,7 +63,7 @@ struct OfflineDeliveryTests {
     }
 
     @Test("a request that reaches the server is not queued: its handlers run as usual")
-    func onlineRequestIsNotQueued() throws {
+    func onlineRequestIsNotQueued() async throws {
         let server = try TestServer.started()
         defer { server.stop() }
         server.route("POST", "/notes") { _ in .text("ok") }
@@ -78,20 +78,20 @@ struct OfflineDeliveryTests {
         ok.callbackQueue = DispatchQueue(label: "OfflineDeliveryTests")
         ok.completionHandler = { data in outcomes.append("ok:\(String(decoding: data, as: UTF8.self))") }
         ok.start(via: queue) { _ in outcomes.append("queued") }
-        outcomes.wait(for: 1)
+        await outcomes.wait(for: 1)
 
         let missing = PostNote(base: server.baseURL, text: "hello", path: "missing")
         missing.callbackQueue = DispatchQueue(label: "OfflineDeliveryTests")
         missing.failureHandler = { error in outcomes.append("failed:\((error as? ConnectionError)?.statusCode ?? 0)") }
         missing.start(via: queue) { _ in outcomes.append("queued") }
-        outcomes.wait(for: 2)
+        await outcomes.wait(for: 2)
 
         #expect(outcomes.all == ["ok:ok", "failed:404"])
         #expect(queue.pending.isEmpty)
     }
 
     @Test("enqueue stores directly; the registry shows the queued operation while it is sent")
-    func enqueueAndRegistry() throws {
+    func enqueueAndRegistry() async throws {
         let server = try TestServer.started()
         defer { server.stop() }
         let release = DispatchSemaphore(value: 0)
@@ -109,19 +109,19 @@ struct OfflineDeliveryTests {
         queue.deliveredHandler = { operation, _ in delivered.append(operation) }
 
         let operation = try queue.enqueue(PostNote(base: server.baseURL, text: "direct"))
-        #expect(arrived.wait(timeout: .now() + 10) == .success)
+        #expect(await arrived.signalled(within: 10))
         let inFlight = ConnectionRegistry.shared.requests(of: QueuedOperationRequest.self)
             .filter { $0.operation.id == operation.id }
         #expect(inFlight.count == 1)
         #expect(inFlight.first?.operation.typeName == "PostNote")
         release.signal()
-        delivered.wait(for: 1)
+        await delivered.wait(for: 1)
         #expect(delivered.all.first?.id == operation.id)
         #expect(delivered.all.first?.attempts == 1)
     }
 
     @Test("setReachable(true) attempts at once instead of waiting out the offline interval")
-    func reachabilityHook() throws {
+    func reachabilityHook() async throws {
         let reservation = try PortReservation()
         let base = reservation.baseURL
         let server = TestServer()
@@ -138,12 +138,12 @@ struct OfflineDeliveryTests {
         let delivered = Collector<QueuedOperation>()
         queue.deliveredHandler = { operation, _ in delivered.append(operation) }
         try queue.enqueue(TimedNote(base: base, attempts: Collector<Date>()))
-        attempts.wait(for: 1)
+        await attempts.wait(for: 1)
         // The first attempt was refused; the next would be a minute away.
         try reservation.startServer(server)
         let start = Date()
         queue.setReachable(true)
-        delivered.wait(for: 1, timeout: 20)
+        await delivered.wait(for: 1, timeout: 20)
         #expect(Date().timeIntervalSince(start) < 20)
         #expect(queue.isReachable == true)
     }
@@ -152,7 +152,7 @@ struct OfflineDeliveryTests {
     static let ownClient = ConnectionClient.ownForTests(label: "offline-owned-note")
 
     @Test("a queued write is delivered by its class's client: in that client's history, not the shared one's")
-    func deliveryBelongsToTheClassClient() throws {
+    func deliveryBelongsToTheClassClient() async throws {
         let server = try TestServer.started()
         defer { server.stop() }
         server.route("POST", "/owned-notes") { _ in .text("ok") }
@@ -166,7 +166,7 @@ struct OfflineDeliveryTests {
             PostNote(base: URL(fileURLWithPath: "/"), text: "", path: "owned-notes", client: Self.ownClient)
         }
         try queue.enqueue(PostNote(base: server.baseURL, text: "owned", path: "owned-notes", client: Self.ownClient))
-        #expect(delivered.wait(for: 1))
+        #expect(await delivered.wait(for: 1))
         let path = server.url("/owned-notes").absoluteString
         let owned = Self.ownClient.registry.history().filter { $0.redactedURL == path }
         #expect(owned.count == 1, "the class's client recorded the delivery")

@@ -11,7 +11,7 @@ import Testing
 @Suite("OfflineQueue group commit and back-pressure", .exclusive, .timeLimit(.minutes(10)))
 struct OfflineGroupCommitTests {
     @Test("enqueues from 16 threads at once share syncs; each is stored once, in the order of its sequence number")
-    func concurrentEnqueuesShareSyncs() throws {
+    func concurrentEnqueuesShareSyncs() async throws {
         let directory = OfflineFixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let queue = try OfflineQueue(directory: directory, configuration: OfflineFixtures.configuration(offline: 60))
@@ -34,7 +34,7 @@ struct OfflineGroupCommitTests {
                 finished.leave()
             }.start()
         }
-        #expect(finished.wait(timeout: .now() + 60) == .success)
+        #expect(await finished.left(within: 60))
         let total = producers * perProducer
         let operations = acknowledged.all
         #expect(operations.count == total)
@@ -117,7 +117,7 @@ struct OfflineGroupCommitTests {
     }
 
     @Test("past 4 MiB the journal starts a new segment; segments whose writes were all delivered are deleted")
-    func segmentsRotateAndEmptyOnesAreDeleted() throws {
+    func segmentsRotateAndEmptyOnesAreDeleted() async throws {
         let server = try TestServer.started()
         defer { server.stop() }
         server.route("POST", "/notes") { _ in .text("ok") }
@@ -143,7 +143,7 @@ struct OfflineGroupCommitTests {
         }
         #expect(segments().count >= 3, "\(segments())")
         queue.resume()
-        delivered.wait(for: 120, timeout: 60)
+        await delivered.wait(for: 120, timeout: 60)
         #expect(Set(server.receivedRequests("/notes").map { $0.bodyString ?? "" }) == Set(texts))
         #expect(segments().count == 1, "\(segments())")
         queue.close()

@@ -44,7 +44,7 @@ struct OfflineIntervalTests {
     @Test(
         "attempts are offlineRetryInterval apart while unreachable and onlineRetryInterval apart once the server answers"
     )
-    func intervalsFollowReachability() throws {
+    func intervalsFollowReachability() async throws {
         let reservation = try PortReservation()
         let server = TestServer()
         defer { server.stop() }
@@ -63,11 +63,11 @@ struct OfflineIntervalTests {
         queue.failedAttemptHandler = { attempt in failures.append(attempt) }
 
         try queue.enqueue(TimedNote(base: reservation.baseURL, attempts: Collector<Date>()))
-        attempts.wait(for: 3)
+        await attempts.wait(for: 3)
         #expect(queue.isReachable == false)
         try reservation.startServer(server)
-        delivered.wait(for: 1)
-        failures.wait(for: attempts.all.count - 1)
+        await delivered.wait(for: 1)
+        await failures.wait(for: attempts.all.count - 1)
 
         let gaps = Self.waits(starts: attempts.all, failures: failures.all)
         // Attempts 1-3 were refused: the two gaps between them are offline waits.
@@ -87,7 +87,7 @@ struct OfflineIntervalTests {
     }
 
     @Test("with a backoff policy the wait grows with consecutive failures")
-    func backoffPolicy() throws {
+    func backoffPolicy() async throws {
         let server = try TestServer.started()
         defer { server.stop() }
         OfflineFixtures.answer(server, "/notes", inTurn: Array(repeating: .status(500), count: 3) + [.text("ok")])
@@ -105,8 +105,8 @@ struct OfflineIntervalTests {
         queue.failedAttemptHandler = { attempt in failures.append(attempt) }
 
         try queue.enqueue(TimedNote(base: server.baseURL, attempts: Collector<Date>()))
-        delivered.wait(for: 1)
-        failures.wait(for: attempts.all.count - 1)
+        await delivered.wait(for: 1)
+        await failures.wait(for: attempts.all.count - 1)
         let gaps = Self.waits(starts: attempts.all, failures: failures.all)
         #expect(gaps.count == 3)
         for (gap, expected) in zip(gaps, [0.2, 0.4, 0.8]) {

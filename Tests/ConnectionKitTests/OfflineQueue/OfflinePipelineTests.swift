@@ -57,7 +57,7 @@ struct OfflinePipelineTests {
     @Test(
         "with maximumInFlight N, exactly N writes are in flight at once, each started only after every write N places before it was received",
         arguments: [1, 4])
-    func windowOfWrites(width: Int) throws {
+    func windowOfWrites(width: Int) async throws {
         let server = try TestServer.started()
         defer { server.stop() }
         let log = ArrivalLog()
@@ -86,7 +86,7 @@ struct OfflinePipelineTests {
             keys.append(try queue.enqueue(PostNote(base: server.baseURL, text: "note-\(index)")).idempotencyKey)
         }
         queue.resume()
-        delivered.wait(for: total)
+        await delivered.wait(for: total)
 
         #expect(log.maximum == width)
         let arrivals = log.arrivals
@@ -102,7 +102,7 @@ struct OfflinePipelineTests {
     }
 
     @Test("setReachable(true) from the failed-attempt handler always cuts the wait short (no lost wake-up)")
-    func reachableFromFailureHandlerIsNeverLost() throws {
+    func reachableFromFailureHandlerIsNeverLost() async throws {
         let reservation = try PortReservation()
         let directory = OfflineFixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -118,7 +118,7 @@ struct OfflinePipelineTests {
             if failures.all.count < rounds { queue?.setReachable(true) }
         }
         try queue.enqueue(PostNote(base: reservation.baseURL, text: "again"))
-        #expect(failures.wait(for: rounds, timeout: 20))
+        #expect(await failures.wait(for: rounds, timeout: 20))
         #expect(failures.all.prefix(rounds - 1).allSatisfy { $0.retryDelay == 60 || $0.retryDelay == 0 })
     }
 }

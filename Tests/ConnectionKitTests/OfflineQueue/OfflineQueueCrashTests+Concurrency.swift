@@ -23,12 +23,12 @@ extension OfflineQueueCrashTests {
     @Test(
         "SIGKILL during group commit from 16 threads: every acknowledged write arrives once, nothing else but the few in progress",
         arguments: 0..<6)
-    func killDuringGroupCommit(round: Int) throws {
+    func killDuringGroupCommit(round: Int) async throws {
         let reservation = try PortReservation()
         let directory = OfflineFixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let killAfter = round == 0 ? 0 : Int.random(in: 1..<(Self.concurrentWrites - 50))
-        let output = try Self.runHelper(
+        let output = try await Self.runHelper(
             [
                 "enqueue", directory.path, reservation.baseURL.absoluteString, String(Self.concurrentWrites),
                 String(Self.producers),
@@ -43,7 +43,7 @@ extension OfflineQueueCrashTests {
         // At most one enqueue per producer was under way at the kill: stored, perhaps, but never acknowledged.
         #expect(stored.count >= acknowledged.count && stored.count <= acknowledged.count + Self.producers)
         queue.register(typeName: "CrashWrite") { DrainWrite(base: reservation.baseURL) }
-        delivered.wait(for: stored.count, timeout: 120)
+        await delivered.wait(for: stored.count, timeout: 120)
 
         let received = server.receivedRequests("/writes")
         let keys = received.map { $0.header("Idempotency-Key") ?? "(none)" }
@@ -68,13 +68,13 @@ extension OfflineQueueCrashTests {
     @Test(
         "SIGKILL during a drain with 8 in flight: every write arrives, at most the 8 in flight twice, same key",
         arguments: 0..<4)
-    func killDuringPipelinedDrain(round: Int) throws {
+    func killDuringPipelinedDrain(round: Int) async throws {
         let writes = 300
         let reservation = try PortReservation()
         let directory = OfflineFixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let acknowledged = Self.acknowledgements(
-            in: try Self.runHelper(
+            in: try await Self.runHelper(
                 ["enqueue", directory.path, reservation.baseURL.absoluteString, String(writes), "4"],
                 killAfterLines: nil))
         #expect(acknowledged.count == writes)
@@ -84,7 +84,7 @@ extension OfflineQueueCrashTests {
         server.route("POST", "/writes") { _ in .text("ok") }
         try reservation.startServer(server)
         let killAfter = round == 0 ? Int.random(in: 1..<10) : Int.random(in: 10..<(writes - 20))
-        let drained = try Self.runHelper(
+        let drained = try await Self.runHelper(
             ["drain", directory.path, reservation.baseURL.absoluteString, String(Self.inFlight)],
             killAfterLines: killAfter, mayFinishFirst: true)
         let deliveredByChild = Self.lines(in: drained).filter { $0.hasPrefix("DELIVERED ") }.count
@@ -99,7 +99,7 @@ extension OfflineQueueCrashTests {
         let remaining = queue.pending.count
         #expect(remaining <= writes - deliveredByChild + Self.inFlight)
         queue.register(typeName: "CrashWrite") { DrainWrite(base: reservation.baseURL) }
-        delivered.wait(for: remaining, timeout: 120)
+        await delivered.wait(for: remaining, timeout: 120)
 
         let received = server.receivedRequests("/writes")
         let keys = received.map { $0.header("Idempotency-Key") ?? "(none)" }

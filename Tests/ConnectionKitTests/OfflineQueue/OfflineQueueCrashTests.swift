@@ -48,7 +48,7 @@ struct OfflineQueueCrashTests {
     /// first. Returns everything it printed.
     static func runHelper(
         _ arguments: [String], killAfterLines: Int?, mayFinishFirst: Bool = false
-    ) throws -> Data {
+    ) async throws -> Data {
         let helper = try #require(helperURL(), "OfflineQueueCrashHelper was not built beside the tests")
         let process = Process()
         process.executableURL = helper
@@ -64,7 +64,7 @@ struct OfflineQueueCrashTests {
         var killed = false
         if let killAfterLines {
             // `READY` is a line of its own, so the kill comes after `killAfterLines + 1` lines.
-            let reached = collected.wait(timeout: helperDeadline) {
+            let reached = await collected.waited(timeout: helperDeadline) {
                 lines(in: Data($0.utf8)).count >= killAfterLines + 1
             }
             #expect(
@@ -77,7 +77,7 @@ struct OfflineQueueCrashTests {
             }
         }
         // Returns when the helper exited or at the deadline.
-        _ = collected.wait(timeout: helperDeadline) { _ in false }
+        _ = await collected.waited(timeout: helperDeadline) { _ in false }
         if process.isRunning {
             Issue.record("the helper did not exit within \(helperDeadline) s; killed")
             kill(process.processIdentifier, SIGKILL)
@@ -131,13 +131,13 @@ struct OfflineQueueCrashTests {
     @Test(
         "a process killed with SIGKILL while delivering loses nothing; the next one delivers the rest with the same keys",
         arguments: 0..<2)
-    func killWhileDeliveringThenFinish(round: Int) throws {
+    func killWhileDeliveringThenFinish(round: Int) async throws {
         let writes = 300
         let reservation = try PortReservation()
         let directory = OfflineFixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let acknowledged = Self.acknowledgements(
-            in: try Self.runHelper(
+            in: try await Self.runHelper(
                 ["enqueue", directory.path, reservation.baseURL.absoluteString, String(writes)],
                 killAfterLines: nil))
         #expect(acknowledged.count == writes)
@@ -148,7 +148,7 @@ struct OfflineQueueCrashTests {
         try reservation.startServer(server)
         // A child drains, and is killed after `killAfter` deliveries (mid-attempt, mid-delete: wherever it is).
         let killAfter = round == 0 ? Int.random(in: 1..<20) : Int.random(in: 20..<(writes - 20))
-        let drained = try Self.runHelper(
+        let drained = try await Self.runHelper(
             ["drain", directory.path, reservation.baseURL.absoluteString], killAfterLines: killAfter)
         let deliveredByChild = String(decoding: drained, as: UTF8.self).components(separatedBy: "\n")
             .filter { $0.hasPrefix("DELIVERED ") }.count
@@ -161,7 +161,7 @@ struct OfflineQueueCrashTests {
         let remaining = queue.pending.count
         #expect(remaining <= writes - deliveredByChild)
         queue.register(typeName: "CrashWrite") { DrainWrite(base: reservation.baseURL) }
-        delivered.wait(for: remaining, timeout: 180)
+        await delivered.wait(for: remaining, timeout: 180)
 
         let received = server.receivedRequests("/writes")
         let keys = received.map { $0.header("Idempotency-Key") ?? "(none)" }
@@ -179,7 +179,7 @@ struct OfflineQueueCrashTests {
     @Test(
         "a process killed with SIGKILL while enqueueing loses no acknowledged write; the next one delivers each",
         arguments: 0..<4)
-    func killWhileEnqueueingThenDrain(round: Int) throws {
+    func killWhileEnqueueingThenDrain(round: Int) async throws {
         let killPoints = [
             0, Int.random(in: 1..<100), Int.random(in: 100..<600), Int.random(in: 600..<(Self.writes - 200)),
         ]
@@ -189,7 +189,7 @@ struct OfflineQueueCrashTests {
         defer { try? FileManager.default.removeItem(at: directory) }
 
         // 1. The child enqueues against the down server and is killed after `killAfter` acknowledgements.
-        let output = try Self.runHelper(
+        let output = try await Self.runHelper(
             ["enqueue", directory.path, reservation.baseURL.absoluteString, String(Self.writes)],
             killAfterLines: killAfter)
 
@@ -217,7 +217,7 @@ struct OfflineQueueCrashTests {
         #expect(stored.count >= acknowledged.count)
         #expect(stored.count <= acknowledged.count + 1)
         queue.register(typeName: "CrashWrite") { DrainWrite(base: reservation.baseURL) }
-        delivered.wait(for: stored.count, timeout: 180)
+        await delivered.wait(for: stored.count, timeout: 180)
 
         // 4. Every acknowledged write arrived with its key; the server saw no key it was not given.
         let received = server.receivedRequests("/writes")

@@ -56,16 +56,19 @@ final class Collector<Value: Sendable>: Sendable {
     @discardableResult
     func wait(
         for count: Int, timeout: TimeInterval = 60, sourceLocation: SourceLocation = #_sourceLocation
-    ) -> Bool {
-        let deadline = DispatchTime.now() + timeout
-        while all.count < count {
-            if arrived.wait(timeout: deadline) == .timedOut {
-                Issue.record(
-                    "waited \(timeout) s for \(count) values, got \(all.count)", sourceLocation: sourceLocation)
-                return false
+    ) async -> Bool {
+        // On a thread of its own, not the test's pool thread (see `onOwnThread`).
+        let came = await onOwnThread { [self] in
+            let deadline = DispatchTime.now() + timeout
+            while all.count < count {
+                if arrived.wait(timeout: deadline) == .timedOut { return false }
             }
+            return true
         }
-        return true
+        if !came {
+            Issue.record("waited \(timeout) s for \(count) values, got \(all.count)", sourceLocation: sourceLocation)
+        }
+        return came
     }
 }
 

@@ -12,7 +12,7 @@ import Testing
 @Suite("OfflineQueue delivery races", .exclusive, .timeLimit(.minutes(10)))
 struct OfflineRaceTests {
     @Test("race: close() while an attempt is being prepared (inside the class's factory) sends nothing")
-    func closeDuringAttemptPreparationSendsNothing() throws {
+    func closeDuringAttemptPreparationSendsNothing() async throws {
         let server = try TestServer.started()
         defer { server.stop() }
         server.route("POST", "/notes") { _ in .text("ok") }
@@ -35,11 +35,11 @@ struct OfflineRaceTests {
             factoryCalls.append(1)
             return PostNote(base: base, text: "")
         }
-        #expect(factoryCalls.wait(for: 1, timeout: 10))
+        #expect(await factoryCalls.wait(for: 1, timeout: 10))
         // Settle window: a request started after close() would reach the server well within it.
         let deadline = Date().addingTimeInterval(1.5)
         while Date() < deadline, server.receivedRequests("/notes").isEmpty {
-            RunLoop.current.run(until: Date().addingTimeInterval(0.05))
+            try await Task.sleep(nanoseconds: 50_000_000)
         }
         #expect(server.receivedRequests("/notes").isEmpty, "a write was sent by a closed queue")
         // Still stored: the next process delivers it.
@@ -50,7 +50,7 @@ struct OfflineRaceTests {
     }
 
     @Test("race: setReachable(true) while the failing attempt is in flight retries at once, not after the wait")
-    func reachableDuringFailingAttemptIsNotLost() throws {
+    func reachableDuringFailingAttemptIsNotLost() async throws {
         let server = try TestServer.started()
         defer { server.stop() }
         let box = Locked<OfflineQueue?>(nil)
@@ -75,7 +75,7 @@ struct OfflineRaceTests {
         let delivered = Collector<QueuedOperation>()
         queue.deliveredHandler = { operation, _ in delivered.append(operation) }
         try queue.enqueue(PostNote(base: server.baseURL, text: "again"))
-        #expect(delivered.wait(for: 1, timeout: 15))
+        #expect(await delivered.wait(for: 1, timeout: 15))
         #expect(server.receivedRequests("/notes").count == 2)
     }
 }

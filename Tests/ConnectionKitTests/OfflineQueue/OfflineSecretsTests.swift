@@ -50,7 +50,7 @@ struct OfflineSecretsTests {
     ]
 
     @Test("no secret is in any file of the directory; every file is 0600; secrets are re-applied at send time")
-    func secretsNeverOnDisk() throws {
+    func secretsNeverOnDisk() async throws {
         let reservation = try PortReservation()
         let server = TestServer()
         defer { server.stop() }
@@ -70,7 +70,7 @@ struct OfflineSecretsTests {
         let large = Data((0..<5000).map { UInt8(truncatingIfNeeded: $0) })
         let small = try queue.enqueue(SecretWrite(base: reservation.baseURL))
         let big = try queue.enqueue(SecretWrite(base: reservation.baseURL, body: large))
-        failures.wait(for: 1)
+        await failures.wait(for: 1)
 
         let files = OfflineFixtures.files(in: directory)
         #expect(files.contains { $0.path.contains("/bodies/") }, "the large body has a file of its own")
@@ -96,7 +96,7 @@ struct OfflineSecretsTests {
 
         try reservation.startServer(server)
         queue.setReachable(true)
-        delivered.wait(for: 2)
+        await delivered.wait(for: 2)
         let received = server.receivedRequests("/secret-writes")
         let byKey = Dictionary(received.map { ($0.header("Idempotency-Key") ?? "", $0) }, uniquingKeysWith: { $1 })
         for operation in [small, big] {

@@ -21,8 +21,8 @@ struct OfflineSyscallTests {
     static let writes = 24
 
     @Test("each acknowledged write was synced, and each folder entry the queue made was synced, before the ack")
-    func acknowledgedWritesAndFolderEntriesReachTheDiskFirst() throws {
-        let trace = try Self.traceEnqueues()
+    func acknowledgedWritesAndFolderEntriesReachTheDiskFirst() async throws {
+        let trace = try await Self.traceEnqueues()
         let acks = trace.acks
         #expect(acks.count == Self.writes, "the helper acknowledged \(acks.count) of \(Self.writes) writes")
         for ack in acks {
@@ -41,7 +41,7 @@ struct OfflineSyscallTests {
 
     /// Runs the helper under strace: it creates a queue in a fresh folder and enqueues `writes` writes (every
     /// fourth with a body file) against a server that is down. Returns the parsed trace.
-    static func traceEnqueues() throws -> SyscallTrace {
+    static func traceEnqueues() async throws -> SyscallTrace {
         let strace = try #require(strace)
         let helper = try #require(
             BuiltExecutable.url(named: "OfflineQueueCrashHelper"), "OfflineQueueCrashHelper was not built")
@@ -67,8 +67,8 @@ struct OfflineSyscallTests {
         collected.collect(pipe, of: process)
         try process.run()
         try? pipe.fileHandleForWriting.close()
-        let finished = collected.wait(timeout: 120) { $0.hasSuffix("DONE\n") }
-        _ = collected.wait(timeout: 30) { _ in false }
+        let finished = await collected.waited(timeout: 120) { $0.hasSuffix("DONE\n") }
+        _ = await collected.waited(timeout: 30) { _ in false }
         if process.isRunning {
             Issue.record("the traced helper did not exit in time; killed")
             kill(process.processIdentifier, SIGKILL)

@@ -26,7 +26,7 @@ final class ImpatientNote: ConnectionRequest<Data>, @unchecked Sendable {
 @Suite("OfflineQueue timeouts", .exclusive, .timeLimit(.minutes(10)))
 struct OfflineTimeoutTests {
     @Test("a timeout before any response queues the request; a timeout after the headers fails it normally")
-    func timeoutBeforeAndAfterResponse() throws {
+    func timeoutBeforeAndAfterResponse() async throws {
         let server = try TestServer.started()
         defer { server.stop() }
         server.route("POST", "/silent") { _ in TestResponse(fault: .neverRespond) }
@@ -44,7 +44,7 @@ struct OfflineTimeoutTests {
         silent.callbackQueue = DispatchQueue(label: "OfflineTimeoutTests")
         silent.failureHandler = { error in outcomes.append("failed: \(error)") }
         silent.start(via: queue) { operation in outcomes.append("queued \(operation.url.path)") }
-        outcomes.wait(for: 1)
+        await outcomes.wait(for: 1)
 
         let stalling = ImpatientNote(target: server.url("/stalling"))
         stalling.callbackQueue = DispatchQueue(label: "OfflineTimeoutTests")
@@ -52,7 +52,7 @@ struct OfflineTimeoutTests {
             outcomes.append((error as? ConnectionError)?.isTimedOut == true ? "timed out" : "failed: \(error)")
         }
         stalling.start(via: queue) { operation in outcomes.append("queued \(operation.url.path)") }
-        outcomes.wait(for: 2)
+        await outcomes.wait(for: 2)
 
         #expect(outcomes.all == ["queued /silent", "timed out"])
         #expect(queue.pending.map(\.url.path) == ["/silent"])

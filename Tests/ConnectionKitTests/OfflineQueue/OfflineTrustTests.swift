@@ -114,7 +114,7 @@ struct OfflineTrustTests {
     }
 
     @Test("a planted entry for a registered class is not sent to another origin with the class's credentials")
-    func credentialsStayWithTheClassOrigin() throws {
+    func credentialsStayWithTheClassOrigin() async throws {
         let server = try TestServer.started()
         defer { server.stop() }
         server.route("PUT", "/secret-writes") { _ in .text("stored") }
@@ -140,8 +140,8 @@ struct OfflineTrustTests {
         let dead = Collector<DeadLetter>()
         queue.deadLetterHandler = { letter in dead.append(letter) }
         queue.register(SecretWrite.self) { SecretWrite(base: server.baseURL) }
-        delivered.wait(for: 2)
-        dead.wait(for: 1)
+        await delivered.wait(for: 2)
+        await dead.wait(for: 1)
 
         #expect(server.receivedRequests("/secret-writes").count == 2)
         for request in attacker.receivedRequests("/secret-writes") {
@@ -155,7 +155,7 @@ struct OfflineTrustTests {
     }
 
     @Test("a body file name with a path in it is refused: nothing outside the folder is sent or deleted")
-    func bodyFileOutsideTheFolderIsRefused() throws {
+    func bodyFileOutsideTheFolderIsRefused() async throws {
         let server = try TestServer.started()
         defer { server.stop() }
         server.route("PUT", "/secret-writes") { _ in .text("stored") }
@@ -183,7 +183,7 @@ struct OfflineTrustTests {
         let delivered = Collector<QueuedOperation>()
         queue.deliveredHandler = { operation, _ in delivered.append(operation) }
         queue.register(SecretWrite.self) { SecretWrite(base: server.baseURL) }
-        delivered.wait(for: 2)
+        await delivered.wait(for: 2)
 
         #expect(FileManager.default.fileExists(atPath: victim.path), "the victim file was deleted")
         let bodies = server.receivedRequests("/secret-writes").map { $0.bodyString ?? "" }
@@ -198,7 +198,7 @@ struct OfflineTrustTests {
             ("sequence", "18446744073709551615"), ("sequence", "0"), ("attempts", "9223372036854775807"),
             ("attempts", "-1"), ("bodyLength", "-5"),
         ])
-    func outOfRangeNumbersAreRefused(field: String, value: String) throws {
+    func outOfRangeNumbersAreRefused(field: String, value: String) async throws {
         let server = try TestServer.started()
         defer { server.stop() }
         server.route("PUT", "/secret-writes") { _ in .text("stored") }
@@ -225,7 +225,7 @@ struct OfflineTrustTests {
         // genuine write may be delivered (and leave `pending`) at once.
         #expect(queue.pending.map(\.id) == [genuine.id])
         queue.register(SecretWrite.self) { SecretWrite(base: server.baseURL) }
-        delivered.wait(for: 1)
+        await delivered.wait(for: 1)
         #expect(delivered.all.map(\.id) == [genuine.id])
         #expect(log.all.contains { $0.contains("corrupt queue entry") }, "\(log.all)")
         // The next enqueue still gets a sequence after the genuine one.

@@ -21,9 +21,9 @@ private final class ActivityRecorder: @unchecked Sendable {
     }
 
     /// Waits for `count` more notifications.
-    func waitFor(_ count: Int, sourceLocation: SourceLocation = #_sourceLocation) -> Bool {
+    func waitFor(_ count: Int, sourceLocation: SourceLocation = #_sourceLocation) async -> Bool {
         for _ in 0..<count {
-            guard arrived.wait(timeout: .now() + 10) == .success else {
+            guard await arrived.signalled(within: 10) else {
                 Issue.record("no activity notification within 10 s", sourceLocation: sourceLocation)
                 return false
             }
@@ -36,35 +36,35 @@ private final class ActivityRecorder: @unchecked Sendable {
 }
 
 @Suite(.exclusive, .timeLimit(.minutes(20))) struct RegistryActivityTests {
-    @Test func onAtOnceOffAfterTheHideDelay() {
+    @Test func onAtOnceOffAfterTheHideDelay() async {
         let activity = NetworkActivity(hideDelay: 0.2)
         let recorder = ActivityRecorder()
         let observation = activity.observe(on: DispatchQueue(label: "activity-test")) { recorder.record($0) }
         defer { observation.cancel() }
-        guard recorder.waitFor(1) else { return }
+        guard await recorder.waitFor(1) else { return }
         #expect(recorder.all == [false], "the current value first")
 
         activity.requestCountChanged(by: 1)
         #expect(activity.isActive, "on at once, synchronously")
-        guard recorder.waitFor(1) else { return }
+        guard await recorder.waitFor(1) else { return }
         #expect(recorder.all == [false, true])
 
         let ended = Date()
         activity.requestCountChanged(by: -1)
         #expect(activity.isActive, "still on right after the last request ended")
         #expect(activity.liveRequestCount == 0)
-        guard recorder.waitFor(1) else { return }
+        guard await recorder.waitFor(1) else { return }
         #expect(recorder.all == [false, true, false])
         #expect(!activity.isActive)
         #expect(recorder.lastTime.map { $0.timeIntervalSince(ended) >= 0.19 } == true, "off only after hideDelay")
     }
 
-    @Test func backToBackRequestsDoNotFlicker() {
+    @Test func backToBackRequestsDoNotFlicker() async {
         let activity = NetworkActivity(hideDelay: 0.2)
         let recorder = ActivityRecorder()
         let observation = activity.observe(on: DispatchQueue(label: "activity-test")) { recorder.record($0) }
         defer { observation.cancel() }
-        guard recorder.waitFor(1) else { return }
+        guard await recorder.waitFor(1) else { return }
         for _ in 0..<20 {
             activity.requestCountChanged(by: 1)
             activity.requestCountChanged(by: -1)
@@ -75,29 +75,29 @@ private final class ActivityRecorder: @unchecked Sendable {
         let ended = Date()
         activity.requestCountChanged(by: -1)
         // A flicker would show as a `false` (and another `true`) before the final `false`.
-        guard recorder.waitFor(2) else { return }
+        guard await recorder.waitFor(2) else { return }
         #expect(recorder.all == [false, true, false])
         #expect(recorder.lastTime.map { $0.timeIntervalSince(ended) >= 0.19 } == true)
     }
 
     /// One hide check is armed per idle spell, not per request: when a request comes and goes while it is
     /// pending, the signal stays on until `hideDelay` after that later request ended.
-    @Test func theHideCountsFromTheLastRequestNotTheFirst() {
+    @Test func theHideCountsFromTheLastRequestNotTheFirst() async {
         let activity = NetworkActivity(hideDelay: 0.3)
         let recorder = ActivityRecorder()
         let observation = activity.observe(on: DispatchQueue(label: "activity-test")) { recorder.record($0) }
         defer { observation.cancel() }
-        guard recorder.waitFor(1) else { return }
+        guard await recorder.waitFor(1) else { return }
         activity.requestCountChanged(by: 1)
         activity.requestCountChanged(by: -1)
-        guard recorder.waitFor(1) else { return }
+        guard await recorder.waitFor(1) else { return }
         // The gap is the behaviour under test (a second request half-way through the first one's delay),
         // not a wait for another thread.
-        Thread.sleep(forTimeInterval: 0.15)
+        try? await Task.sleep(nanoseconds: 150_000_000)
         activity.requestCountChanged(by: 1)
         activity.requestCountChanged(by: -1)
         let lastEnded = Date()
-        guard recorder.waitFor(1) else { return }
+        guard await recorder.waitFor(1) else { return }
         #expect(recorder.all == [false, true, false])
         #expect(
             recorder.lastTime.map { $0.timeIntervalSince(lastEnded) >= 0.29 } == true,
@@ -107,7 +107,7 @@ private final class ActivityRecorder: @unchecked Sendable {
     /// Other tests raise the shared signal too, but they only ever add to its count: with this test's many
     /// requests live, a count below their number shows the registry did not feed the signal. (The exclusive
     /// tests that start this many requests never overlap this one.)
-    @Test func theSharedSignalIsOnWhileARequestIsLive() throws {
+    @Test func theSharedSignalIsOnWhileARequestIsLive() async throws {
         let server = try TestServer.started()
         defer { server.stop() }
         server.route("/hang") { _ in TestResponse(fault: .neverRespond) }
@@ -122,7 +122,7 @@ private final class ActivityRecorder: @unchecked Sendable {
         #expect(NetworkActivity.shared.isActive)
         #expect(NetworkActivity.hideDelay == 0.25)
         requests.forEach { $0.cancel() }
-        guard endings.wait() else { return }
+        guard await endings.ended() else { return }
         #expect(ConnectionRegistry.shared.requests(of: ActivityProbe.self).isEmpty)
     }
 

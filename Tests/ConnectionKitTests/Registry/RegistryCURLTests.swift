@@ -6,7 +6,7 @@ import Testing
 
 @Suite(.exclusive, .timeLimit(.minutes(20))) struct RegistryCURLTests {
     /// Runs `command` with `/bin/sh -c`, as a user pasting it would; `nil` (and an issue) on timeout.
-    private func runShell(_ command: String) -> (status: Int32, output: Data)? {
+    private func runShell(_ command: String) async -> (status: Int32, output: Data)? {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/sh")
         process.arguments = ["-c", command]
@@ -30,12 +30,12 @@ import Testing
             data.withLock { $0 = bytes }
             read.signal()
         }
-        guard ended.wait(timeout: .now() + 30) == .success else {
+        guard await ended.signalled(within: 30) else {
             process.terminate()
             Issue.record("curl did not finish")
             return nil
         }
-        guard read.wait(timeout: .now() + 10) == .success, let bytes = data.withLock({ $0 }) else {
+        guard await read.signalled(within: 10), let bytes = data.withLock({ $0 }) else {
             Issue.record("curl's output did not end")
             return nil
         }
@@ -60,7 +60,7 @@ import Testing
         #expect(sent == beforeSending, "the built request and the sent one render the same")
         #expect(sent.hasPrefix("curl "))
 
-        guard let run = runShell(sent) else { return }
+        guard let run = await runShell(sent) else { return }
         #expect(run.status == 0)
         let viaSession = try JSONDecoder().decode(TestRequest.self, from: data)
         let viaCurl = try JSONDecoder().decode(TestRequest.self, from: run.output)
@@ -76,30 +76,30 @@ import Testing
         #expect(server.hits("/echo") == 2)
     }
 
-    @Test func getAndHeadRunToo() throws {
+    @Test func getAndHeadRunToo() async throws {
         let server = try TestServer.started()
         defer { server.stop() }
         server.route("/items") { .text("items for \($0.method)") }
         let get = CURLProbe(server.url("/items?filter=%5Bnew%5D"))
         #expect(!get.cURLDescription.contains("--request"))
         #expect(get.cURLDescription.contains("--globoff") == get.cURLDescription.contains("["))
-        let output = runShell(get.cURLDescription)
+        let output = await runShell(get.cURLDescription)
         #expect(output.map { String(decoding: $0.output, as: UTF8.self) } == "items for GET")
         let head = CURLProbe(server.url("/items"), method: .head)
         #expect(head.cURLDescription.contains("--head"))
-        #expect(runShell(head.cURLDescription)?.status == 0)
+        #expect(await runShell(head.cURLDescription)?.status == 0)
     }
 
     @Test("a class's proxy is in the command: run as is, it goes through that proxy, whose credentials are redacted")
-    func theCommandGoesThroughTheClassProxy() throws {
-        let proxy = try Tinyproxy.started()
+    func theCommandGoesThroughTheClassProxy() async throws {
+        let proxy = try await Tinyproxy.started()
         defer { proxy.stop() }
         let server = try TestServer.started()
         defer { server.stop() }
         server.route("/hello") { _ in .text("hello") }
         let command = ProxiedCURLProbe(server.url("/hello"), proxy: proxy.url()).cURLDescription
         #expect(command.contains("--proxy 'http://127.0.0.1:\(proxy.port)'"), "\(command)")
-        let run = runShell(command)
+        let run = await runShell(command)
         #expect(run.map { String(decoding: $0.output, as: UTF8.self) } == "hello")
         #expect(server.receivedRequests("/hello").last?.header("Via")?.contains(proxy.viaName) == true)
 

@@ -4,7 +4,7 @@ import Foundation
 import Testing
 
 @Suite(.serialized, .exclusive, .timeLimit(.minutes(20))) struct RegistryCancelTests {
-    @Test func cancelByClassHitsTheClassAndItsSubclassesOnly() throws {
+    @Test func cancelByClassHitsTheClassAndItsSubclassesOnly() async throws {
         let server = try TestServer.started()
         defer { server.stop() }
         server.route("/hang") { _ in TestResponse(fault: .neverRespond) }
@@ -24,7 +24,7 @@ import Testing
         let began = Date()
         ConnectionRegistry.shared.cancelAll(NewsFeedProbe.self)
         #expect(Date().timeIntervalSince(began) < 1, "cancelAll returns at once")
-        guard cancelled.wait() else { return }
+        guard await cancelled.ended() else { return }
 
         for request in [news, breaking] {
             #expect(cancelled.count(request) == 1)
@@ -43,7 +43,7 @@ import Testing
         ConnectionRegistry.shared.cancelAll(FeedProbe.self)
         #expect(profile.state == .running, "a sibling class is not a subclass")
         profile.cancel()
-        guard survivors.wait() else { return }
+        guard await survivors.ended() else { return }
         #expect(survivors.count(feed) == 1)
         #expect(survivors.count(profile) == 1)
         #expect(cancelled.allCounts.allSatisfy { $0 == 1 })
@@ -51,7 +51,7 @@ import Testing
         #expect(!ConnectionRegistry.shared.isInUse(ProfileProbe.self))
     }
 
-    @Test func cancelAllMatchesTheDynamicClassOfAMetatypeHeldAsTheRoot() throws {
+    @Test func cancelAllMatchesTheDynamicClassOfAMetatypeHeldAsTheRoot() async throws {
         let server = try TestServer.started()
         defer { server.stop() }
         server.route("/hang") { _ in TestResponse(fault: .neverRespond) }
@@ -66,7 +66,7 @@ import Testing
         ConnectionRegistry.shared.cancelAll(type)
         #expect(profile.state == .running)
         profile.cancel()
-        guard endings.wait() else { return }
+        guard await endings.ended() else { return }
         #expect((endings.error(news) as? ConnectionError)?.isCancelled == true)
         #expect(endings.allCounts == [1, 1])
     }

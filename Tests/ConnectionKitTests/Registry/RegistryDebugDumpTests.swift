@@ -4,7 +4,7 @@ import Foundation
 import Testing
 
 @Suite(.exclusive, .timeLimit(.minutes(20))) struct RegistryDebugDumpTests {
-    @Test func oneLinePerLiveRequestInStartOrder() throws {
+    @Test func oneLinePerLiveRequestInStartOrder() async throws {
         let server = try TestServer.started()
         defer { server.stop() }
         server.route("/hang") { _ in TestResponse(fault: .neverRespond) }
@@ -18,7 +18,7 @@ import Testing
         let dump = ConnectionRegistry.shared.debugDump()
         first.cancel()
         second.cancel()
-        _ = endings.wait()
+        _ = await endings.ended()
 
         let lines = dump.split(separator: "\n").map(String.init)
         #expect(lines.first?.hasPrefix("ConnectionRegistry: ") == true)

@@ -8,7 +8,7 @@ import Testing
 final class VerboseProbe: DebugProbe, @unchecked Sendable {}  // Safe: no state of its own.
 
 @Suite(.serialized, .exclusive, .timeLimit(.minutes(20))) struct RegistryDebugOutputTests {
-    @Test func aRequestBlockPerAttemptAndAResponseBlockAtTheEnd() throws {
+    @Test func aRequestBlockPerAttemptAndAResponseBlockAtTheEnd() async throws {
         DebugCapture.install()
         let server = try TestServer.started()
         defer { server.stop() }
@@ -19,7 +19,7 @@ final class VerboseProbe: DebugProbe, @unchecked Sendable {}  // Safe: no state 
         let endings = EndingRecorder()
         endings.track(request)
         request.start()
-        guard endings.wait() else { return }
+        guard await endings.ended() else { return }
 
         let blocks = DebugCapture.blocks(for: request.identifier)
         #expect(blocks.count == 2)
@@ -40,7 +40,7 @@ final class VerboseProbe: DebugProbe, @unchecked Sendable {}  // Safe: no state 
         #expect(received.contains("\n  body (\(length) bytes, first \(limit) shown): {"))
     }
 
-    @Test func aFailureShowsItsStatusAndError() throws {
+    @Test func aFailureShowsItsStatusAndError() async throws {
         DebugCapture.install()
         let server = try TestServer.started()
         defer { server.stop() }
@@ -49,14 +49,14 @@ final class VerboseProbe: DebugProbe, @unchecked Sendable {}  // Safe: no state 
         let endings = EndingRecorder()
         endings.track(request)
         request.start()
-        guard endings.wait() else { return }
+        guard await endings.ended() else { return }
         let received = DebugCapture.blocks(for: request.identifier).last ?? ""
         #expect(received.contains("failed 500 in "))
         #expect(received.contains("\n  error: ConnectionError.unacceptableStatusCode"))
         #expect(received.contains("\n  body (13 bytes): database down\n"))
     }
 
-    @Test func theClassHookWinsOverTheGlobalSwitch() throws {
+    @Test func theClassHookWinsOverTheGlobalSwitch() async throws {
         DebugCapture.install()
         let server = try TestServer.started()
         defer { server.stop() }
@@ -66,7 +66,7 @@ final class VerboseProbe: DebugProbe, @unchecked Sendable {}  // Safe: no state 
         let beforeSwitch = EndingRecorder()
         beforeSwitch.track(quiet)
         quiet.start()
-        guard beforeSwitch.wait() else { return }
+        guard await beforeSwitch.ended() else { return }
         #expect(DebugCapture.blocks(for: quiet.identifier).isEmpty)
 
         ConnectionDebug.isEnabled = true
@@ -78,7 +78,7 @@ final class VerboseProbe: DebugProbe, @unchecked Sendable {}  // Safe: no state 
         follower.start()
         silent.start()
         ConnectionDebug.isEnabled = false
-        guard endings.wait() else { return }
+        guard await endings.ended() else { return }
         #expect(DebugCapture.blocks(for: follower.identifier).count == 2, "nil follows the global switch")
         #expect(DebugCapture.blocks(for: silent.identifier).isEmpty, "false wins over the global switch")
     }

@@ -47,7 +47,7 @@ final class RetryProbe: Probe, @unchecked Sendable {  // Safe: no state of its o
         #expect(live?.method == "POST")
         #expect(live?.state == .running)
         #expect(live.map { $0.dateStarted! >= before } == true)
-        guard endings.wait() else { return }
+        guard await endings.ended() else { return }
         let events = await collector.value
 
         #expect(events.first?.kind.name == "started")
@@ -105,7 +105,7 @@ final class RetryProbe: Probe, @unchecked Sendable {  // Safe: no state of its o
         let endings = EndingRecorder()
         endings.track(request)
         request.start()
-        guard endings.wait() else { return }
+        guard await endings.ended() else { return }
         let events = await collector.value.filter { $0.kind.name != "progressed" }
         #expect(events.map(\.kind.name) == ["started", "sending", "retried", "sending", "finished"])
         #expect(events.filter { $0.kind.name == "sending" }.map(\.snapshot.attempt) == [1, 2])
@@ -126,7 +126,7 @@ final class RetryProbe: Probe, @unchecked Sendable {  // Safe: no state of its o
         let endings = EndingRecorder()
         endings.track(request)
         request.start()
-        guard endings.wait() else { return }
+        guard await endings.ended() else { return }
         let a = await first.value
         let b = await second.value
         #expect(a.first?.kind.name == "started" && a.last?.kind.name == "finished")
@@ -184,7 +184,7 @@ final class RetryProbe: Probe, @unchecked Sendable {  // Safe: no state of its o
         let endings = EndingRecorder()
         endings.track(request)
         request.start()
-        guard endings.wait() else { return }
+        guard await endings.ended() else { return }
         var downloads: [Int64] = []
         for await event in stream where event.snapshot.identifier == request.identifier {
             if case .progressed(let progress) = event.kind, progress.direction == .download {

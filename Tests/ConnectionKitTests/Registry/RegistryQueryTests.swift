@@ -4,7 +4,7 @@ import Foundation
 import Testing
 
 @Suite(.serialized, .exclusive, .timeLimit(.minutes(20))) struct RegistryQueryTests {
-    @Test func isInUseAndRequestsOfWhileRunningAndAfter() throws {
+    @Test func isInUseAndRequestsOfWhileRunningAndAfter() async throws {
         let server = try TestServer.started()
         defer { server.stop() }
         server.route("/hang") { _ in TestResponse(fault: .neverRespond) }
@@ -30,12 +30,12 @@ import Testing
 
         first.cancel()
         second.cancel()
-        guard endings.wait() else { return }
+        guard await endings.ended() else { return }
         #expect(!ConnectionRegistry.shared.isInUse(QueryProbe.self))
         #expect(ConnectionRegistry.shared.requests(of: QueryProbe.self).isEmpty)
     }
 
-    @Test func theRegistryForgetsARequestBeforeItsHandlerRunsAndKeepsAFireAndForgetOneAlive() throws {
+    @Test func theRegistryForgetsARequestBeforeItsHandlerRunsAndKeepsAFireAndForgetOneAlive() async throws {
         let server = try TestServer.started()
         defer { server.stop() }
         server.route("/ok") { _ in .text("ok") }
@@ -54,7 +54,7 @@ import Testing
         }
         // Nothing but the registry holds the request now.
         #expect(weakRequest != nil || seenInHandler.all.count == 1)
-        #expect(done.wait(timeout: .now() + 30) == .success, "the fire-and-forget request ended")
+        #expect(await done.signalled(within: 30), "the fire-and-forget request ended")
         #expect(seenInHandler.all == ["forgotten"])
     }
 }

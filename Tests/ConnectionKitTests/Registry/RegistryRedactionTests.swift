@@ -64,7 +64,7 @@ import Testing
         texts.append(ConnectionRegistry.shared.debugDump())
         texts.append(live.debugDescription)
         live.cancel()
-        guard endings.wait() else { return }
+        guard await endings.ended() else { return }
         texts += [done.cURLDescription, live.cURLDescription, done.debugDescription]
         texts += await eventTexts.value
         texts += DebugCapture.all

@@ -67,7 +67,7 @@ final class CancelsWhileArmingDeadline: RetryingRequest, @unchecked Sendable {
 
 /// Cancelling during the backoff wait, and cancels that race the arming of timers.
 @Suite(.exclusive, .timeLimit(.minutes(20))) struct RetryCancelTests {
-    @Test func cancelDuringTheBackoffWaitEndsAtOnceAndSendsNothingMore() throws {
+    @Test func cancelDuringTheBackoffWaitEndsAtOnceAndSendsNothingMore() async throws {
         let server = try TestServer.started()
         defer { server.stop() }
         let secondAttempt = DispatchSemaphore(value: 0)
@@ -80,32 +80,32 @@ final class CancelsWhileArmingDeadline: RetryingRequest, @unchecked Sendable {
         let recorder = EndingRecorder(settle: settleWindow(for: request))
         recorder.track(request, queue: DispatchQueue(label: "RetryCancelTests"))
         request.start()
-        #expect(request.decided.wait(timeout: .now() + 10) == .success, "the first attempt failed")
+        #expect(await request.decided.signalled(within: 10), "the first attempt failed")
         let cancelledAt = Date()
         request.cancel()
-        recorder.wait(seconds: 15)
+        await recorder.ended(within: 15)
         let ending = recorder.ending(of: request)
         #expect(ending?.error?.isCancelled == true)
         let endedAt = try #require(recorder.dates(request).first)
         #expect(endedAt.timeIntervalSince(cancelledAt) < 0.5, "no wait for the backoff")
         #expect(!ConnectionRegistry.shared.isInUse(BackoffCancelled.self))
         // The backoff (0.6 s) passes: no second attempt may arrive.
-        #expect(secondAttempt.wait(timeout: .now() + 1.0) == .timedOut)
+        #expect(await !secondAttempt.signalled(within: 1.0))
         #expect(server.hits("/busy") == 1)
         #expect(request.attempt == 1)
         #expect(recorder.count(request) == 1)
     }
 
-    @Test func cancelFromTheRetryDecisionDoesNotTrap() throws {
+    @Test func cancelFromTheRetryDecisionDoesNotTrap() async throws {
         let server = try TestServer.started()
         defer { server.stop() }
         server.route("/busy") { _ in .status(503) }
-        let ending = run(CancelsInDecision(server.url("/busy"), policy: testPolicy(attempts: 3)))
+        let ending = await run(CancelsInDecision(server.url("/busy"), policy: testPolicy(attempts: 3)))
         #expect(ending?.error?.isCancelled == true)
         #expect(server.hits("/busy") == 1)
     }
 
-    @Test func cancelWhileTheIdleTimerIsArmedDoesNotTrap() throws {
+    @Test func cancelWhileTheIdleTimerIsArmedDoesNotTrap() async throws {
         let server = try TestServer.started()
         defer { server.stop() }
         let request = CancelsWhileArming(server.url("/ok"))
@@ -114,17 +114,17 @@ final class CancelsWhileArmingDeadline: RetryingRequest, @unchecked Sendable {
             request.answer.pass()
             return .text("ok")
         }
-        let ending = run(request)
+        let ending = await run(request)
         #expect(ending?.error?.isCancelled == true)
         #expect(request.cancelledAfterTransferBegan.withLock { $0 } == true, "the cancel came from the arming")
     }
 
-    @Test func cancelWhileTheDeadlineIsArmedDoesNotTrap() throws {
+    @Test func cancelWhileTheDeadlineIsArmedDoesNotTrap() async throws {
         let server = try TestServer.started()
         defer { server.stop() }
         server.route("/ok") { _ in .text("ok") }
         let request = CancelsWhileArmingDeadline(server.url("/ok"))
-        let ending = run(request)
+        let ending = await run(request)
         #expect(ending?.error?.isCancelled == true)
         #expect(!ConnectionRegistry.shared.isInUse(CancelsWhileArmingDeadline.self))
     }

@@ -24,20 +24,20 @@ final class DecisionRecordingRequest: RetryingRequest, @unchecked Sendable {
 
 /// The policy's overall `deadline` bounds all attempts and waits together.
 @Suite(.exclusive, .timeLimit(.minutes(20))) struct RetryDeadlineTests {
-    @Test func theDeadlineCutsAnAttemptShort() throws {
+    @Test func theDeadlineCutsAnAttemptShort() async throws {
         let server = try TestServer.started()
         defer { server.stop() }
         server.route("/silent") { _ in TestResponse(fault: .neverRespond) }
         let request = RetryingRequest(
             server.url("/silent"), policy: testPolicy(attempts: 5, deadline: 0.5), timeout: 30)
-        let ending = run(request)
+        let ending = await run(request)
         #expect(ending?.error?.isTimedOut == true)
         #expect(server.hits("/silent") == 1)
         let duration = request.duration ?? 0
         #expect(duration >= 0.5 - clockTolerance && duration <= 0.5 + schedulingSlack, "\(duration)")
     }
 
-    @Test func noWaitOutlastsTheDeadline() throws {
+    @Test func noWaitOutlastsTheDeadline() async throws {
         let server = try TestServer.started()
         defer { server.stop() }
         server.route("/busy") { _ in .status(503) }
@@ -45,7 +45,7 @@ final class DecisionRecordingRequest: RetryingRequest, @unchecked Sendable {
         // then the next wait would end past the deadline, so the request fails at once with the last error.
         let request = DecisionRecordingRequest(
             server.url("/busy"), policy: testPolicy(attempts: 100, backoff: 0.25, deadline: 0.9))
-        let ending = run(request)
+        let ending = await run(request)
         let hits = server.hits("/busy")
         // A wait that would end past the deadline must never be scheduled (the request fails at once
         // instead), whichever way the run ended. `dateStarted` is set just before the deadline is armed.
@@ -68,7 +68,7 @@ final class DecisionRecordingRequest: RetryingRequest, @unchecked Sendable {
         }
     }
 
-    @Test func timeoutsRetriedUntilTheDeadline() throws {
+    @Test func timeoutsRetriedUntilTheDeadline() async throws {
         let server = try TestServer.started()
         defer { server.stop() }
         server.route("/silent") { _ in TestResponse(fault: .neverRespond) }
@@ -78,7 +78,7 @@ final class DecisionRecordingRequest: RetryingRequest, @unchecked Sendable {
         policy.jitter = 0
         policy.deadline = 1.2
         let request = DecisionRecordingRequest(server.url("/silent"), policy: policy, timeout: 0.3)
-        let ending = run(request)
+        let ending = await run(request)
         #expect(ending?.error?.isTimedOut == true)
         let hits = server.hits("/silent")
         #expect((1...4).contains(hits), "\(hits) attempts")

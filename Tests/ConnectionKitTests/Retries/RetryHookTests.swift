@@ -67,12 +67,12 @@ final class AbsurdWaits: RetryingRequest, @unchecked Sendable {
 
 /// The per-class hook `retryDecision(for:attempt:response:)`.
 @Suite(.exclusive, .timeLimit(.minutes(20))) struct RetryHookTests {
-    @Test func theHookDecidesFromTheErrorAndTheAttempt() throws {
+    @Test func theHookDecidesFromTheErrorAndTheAttempt() async throws {
         let server = try TestServer.started()
         defer { server.stop() }
         server.route("/missing") { _ in .status(404) }
         let request = PatientLookup(URLRequest(url: server.url("/missing")))
-        let ending = run(request)
+        let ending = await run(request)
         #expect(ending?.error?.statusCode == 404)
         #expect(server.hits("/missing") == 3)
         #expect(request.questions.map(\.attempt) == [1, 2, 3])
@@ -80,16 +80,16 @@ final class AbsurdWaits: RetryingRequest, @unchecked Sendable {
         expectGaps(gaps(server, "/missing"), within: [0.1...0.1, 0.1...0.1])
     }
 
-    @Test func theHookCanRefuseWhatThePolicyAllows() throws {
+    @Test func theHookCanRefuseWhatThePolicyAllows() async throws {
         let server = try TestServer.started()
         defer { server.stop() }
         server.route("/busy") { _ in .status(503) }
-        let ending = run(Impatient(URLRequest(url: server.url("/busy")), policy: .default))
+        let ending = await run(Impatient(URLRequest(url: server.url("/busy")), policy: .default))
         #expect(ending?.error?.statusCode == 503)
         #expect(server.hits("/busy") == 1)
     }
 
-    @Test func theHookIsAskedAboutParsingErrors() throws {
+    @Test func theHookIsAskedAboutParsingErrors() async throws {
         let server = try TestServer.started()
         defer { server.stop() }
         let counter = Counter()
@@ -99,17 +99,17 @@ final class AbsurdWaits: RetryingRequest, @unchecked Sendable {
         let recorder = EndingRecorder()
         recorder.track(request, queue: DispatchQueue(label: "RetryHookTests"))
         request.start()
-        recorder.wait(seconds: 15)
+        await recorder.ended(within: 15)
         #expect(recorder.ending(of: request)?.data == Data("[1, 2, 3]".utf8))
         #expect(server.hits("/numbers") == 2)
         expectGaps(gaps(server, "/numbers"), within: [0.05...0.05])
     }
 
-    @Test func absurdWaitsAreClampedNotTrappedOn() throws {
+    @Test func absurdWaitsAreClampedNotTrappedOn() async throws {
         let server = try TestServer.started()
         defer { server.stop() }
         server.route("/busy") { _ in .status(503) }
-        let ending = run(AbsurdWaits(URLRequest(url: server.url("/busy"))))
+        let ending = await run(AbsurdWaits(URLRequest(url: server.url("/busy"))))
         #expect(ending?.error?.statusCode == 503)
         #expect(server.hits("/busy") == 3)
     }

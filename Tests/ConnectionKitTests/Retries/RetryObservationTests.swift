@@ -13,7 +13,7 @@ final class EventedRetry: RetryingRequest, @unchecked Sendable {}
 
 /// Retries as the registry, its events and the progress handler show them.
 @Suite(.exclusive, .timeLimit(.minutes(20))) struct RetryObservationTests {
-    @Test func theRegistryShowsTheAttemptNumber() throws {
+    @Test func theRegistryShowsTheAttemptNumber() async throws {
         let server = try TestServer.started()
         defer { server.stop() }
         let seen = Locked<[Int?]>([])
@@ -26,7 +26,7 @@ final class EventedRetry: RetryingRequest, @unchecked Sendable {}
             return counter.next() < 3 ? .status(503) : .text("done")
         }
         let request = ObservedRetry(url, policy: testPolicy(attempts: 3))
-        #expect(run(request)?.data == Data("done".utf8))
+        #expect(await run(request)?.data == Data("done".utf8))
         #expect(seen.withLock { $0 } == [1, 2, 3])
         #expect(request.attempt == 3)
         #expect(!ConnectionRegistry.shared.isInUse(ObservedRetry.self))
@@ -71,7 +71,7 @@ final class EventedRetry: RetryingRequest, @unchecked Sendable {}
         #expect(server.hits("/events") == 3)
     }
 
-    @Test func progressRestartsWithEachAttempt() throws {
+    @Test func progressRestartsWithEachAttempt() async throws {
         let server = try TestServer.started()
         defer { server.stop() }
         let body = Data((0..<100_000).map { UInt8(truncatingIfNeeded: $0) })
@@ -88,7 +88,7 @@ final class EventedRetry: RetryingRequest, @unchecked Sendable {}
         request.progressHandler = { progress in
             if progress.direction == .download { reports.withLock { $0.append(progress.completedBytes) } }
         }
-        let ending = run(request)
+        let ending = await run(request)
         #expect(ending?.data == body)
         #expect(server.hits("/download") == 2)
         let received = reports.withLock { $0 }

@@ -31,7 +31,7 @@ struct IntegrityTests {
     func matching() async throws {
         let scratch = try Scratch()
         defer { scratch.remove() }
-        let digest = try #require(try FileChecks.sha256sumOfGenerated(length: 1_000_000, seed: 21))
+        let digest = try #require(try await FileChecks.sha256sumOfGenerated(length: 1_000_000, seed: 21))
         let (result, server) = try await download(size: 1_000_000, digest: digest.uppercased(), scratch: scratch)
         defer { server.stop() }
         #expect(try result.get() == scratch.file("file.bin"))
@@ -84,7 +84,7 @@ struct IntegrityTests {
         defer { scratch.remove() }
         let origin = FileOrigin(data: body, etag: "\"i1\"", cutAfter: 400_000)
         server.route("GET", "/file") { origin.respond(to: $0) }
-        let digest = try #require(try FileChecks.sha256sumOfGenerated(length: 1_000_000, seed: 21))
+        let digest = try #require(try await FileChecks.sha256sumOfGenerated(length: 1_000_000, seed: 21))
         let destination = scratch.file("file.bin")
 
         let first = CheckedResumableDownload(from: server.url("/file"), to: destination, digest: digest)

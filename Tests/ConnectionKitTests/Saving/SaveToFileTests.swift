@@ -27,9 +27,9 @@ struct SaveToFileTests {
 
         #expect(saved == destination)
         #expect(scratch.contents() == ["big.bin"])
-        #expect(try FileChecks.matchesGenerated(destination, length: length, seed: 42))
-        let expected = try FileChecks.sha256sumOfGenerated(length: length, seed: 42)
-        let actual = try FileChecks.sha256sum(of: destination)
+        #expect(try await FileChecks.matchesGenerated(destination, length: length, seed: 42))
+        let expected = try await FileChecks.sha256sumOfGenerated(length: length, seed: 42)
+        let actual = try await FileChecks.sha256sum(of: destination)
         #expect(expected != nil && actual == expected)
     }
 

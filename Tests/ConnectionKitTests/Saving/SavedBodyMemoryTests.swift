@@ -16,14 +16,15 @@ struct SavedBodyMemoryTests {
         let length: Int64 = 96 * 1_024 * 1_024
         server.route("GET", "/big.bin") { _ in TestResponse(body: .generated(length: length, seed: 7)) }
         server.route("GET", "/small.bin") { _ in TestResponse(body: .generated(length: 65_536, seed: 7)) }
-        let digest = try #require(try FileChecks.sha256sumOfGenerated(length: length, seed: 7), "sha256sum missing")
+        let digest = try #require(
+            try await FileChecks.sha256sumOfGenerated(length: length, seed: 7), "sha256sum missing")
         let transport = ConnectionTransport.default.name == "libcurl" ? "libcurl" : "urlSession"
 
         let child = try ChildProcess([
             "save-to-file", server.url("/big.bin").absoluteString, server.url("/small.bin").absoluteString,
             scratch.file("big.bin").path, digest, transport,
         ])
-        let (status, printed) = child.finish(timeout: 300)
+        let (status, printed) = await child.finish(timeout: 300)
 
         #expect(status == 0, "the helper failed: \(printed)")
         let line = printed.split(separator: "\n").first { $0.hasPrefix("GROWTH ") }

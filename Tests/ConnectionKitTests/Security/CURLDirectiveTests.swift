@@ -29,14 +29,14 @@ private final class CURLBodyProbe: ConnectionRequest<Data>, @unchecked Sendable 
 @Suite(.timeLimit(.minutes(2))) struct CURLDirectiveTests {
     /// Runs `command` with `/bin/sh -c` as a user pasting it would, its output to a file; `nil` (and an
     /// issue) when it does not end within 30 s.
-    private func runShell(_ command: String) throws -> Int32? {
+    private func runShell(_ command: String) async throws -> Int32? {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/sh")
         process.arguments = ["-c", command + " >/dev/null 2>&1"]
         let ended = DispatchSemaphore(value: 0)
         process.terminationHandler = { _ in ended.signal() }
         try process.run()
-        guard ended.wait(timeout: .now() + 30) == .success else {
+        guard await ended.signalled(within: 30) else {
             process.terminate()
             Issue.record("curl did not finish")
             return nil
@@ -62,7 +62,7 @@ private final class CURLBodyProbe: ConnectionRequest<Data>, @unchecked Sendable 
         let command = CURLBodyProbe(server.url("/upload"), body: body).cURLDescription
         #expect(!command.contains("--data-binary '"), "\(command)")
         // `@-` makes curl read its standard input: give it the file there, as a pipe would.
-        let status = try runShell(command + " <\(secretFile.path)")
+        let status = try await runShell(command + " <\(secretFile.path)")
         #expect(status == 0, "\(command)")
         let received = try #require(server.receivedRequests("/upload").first)
         #expect(received.body == body, "curl sent \(String(decoding: received.body, as: UTF8.self))")
@@ -86,7 +86,7 @@ private final class CURLBodyProbe: ConnectionRequest<Data>, @unchecked Sendable 
 
         let injected = "x'\(mark) $(touch \(marker.path)) '"
         let command = CURLBodyProbe(server.url("/upload"), body: Data(injected.utf8), note: injected).cURLDescription
-        let status = try runShell(command)
+        let status = try await runShell(command)
         #expect(!FileManager.default.fileExists(atPath: marker.path), "the shell ran the request's text: \(command)")
         #expect(status == 0, "\(command)")
         let received = try #require(server.receivedRequests("/upload").first)

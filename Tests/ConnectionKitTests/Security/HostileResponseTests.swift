@@ -18,7 +18,7 @@ import Testing
         defer { server.stop() }
         let head = "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: \(length)\r\nConnection: close"
         server.route("/r") { _ in TestResponse(fault: .raw(Data((head + "\r\n\r\nhello").utf8))) }
-        let ending = run(RetryingRequest(URLRequest(url: server.url("/r"))))
+        let ending = await run(RetryingRequest(URLRequest(url: server.url("/r"))))
         #expect(ending?.data == nil, "a body cut short is not delivered: \(String(describing: ending))")
         #expect(ending?.error != nil, "\(String(describing: ending))")
     }
@@ -31,7 +31,7 @@ import Testing
         defer { server.stop() }
         let head = "HTTP/1.1 200 OK\r\nContent-Length: 9223372036854774784\r\nConnection: close"
         server.route("/r") { _ in TestResponse(fault: .raw(Data((head + "\r\n\r\nhello").utf8))) }
-        let ending = run(RetryingRequest(URLRequest(url: server.url("/r"))))
+        let ending = await run(RetryingRequest(URLRequest(url: server.url("/r"))))
         // The body is cut short, so the transport fails it, but not as a framing refusal.
         #expect(ending?.data == nil)
         #expect(ending?.error?.description.contains("larger than any body") != true, "\(String(describing: ending))")
@@ -46,7 +46,7 @@ import Testing
         let target = location.replacingOccurrences(of: "PORT", with: "\(server.port)")
         server.route("/start") { _ in .redirect(to: target) }
         server.route("/landing") { .echo($0) }
-        let ending = run(RetryingRequest(URLRequest(url: server.url("/start"))))
+        let ending = await run(RetryingRequest(URLRequest(url: server.url("/start"))))
         #expect(ending?.data != nil, "the redirect is followed: \(String(describing: ending))")
         let landed = try #require(server.receivedRequests("/landing").first)
         #expect(landed.header("Authorization") == nil, "sent: \(landed.header("Authorization") ?? "")")
@@ -61,11 +61,11 @@ import Testing
         server.route("/landing") { .echo($0) }
         server.route("/direct") { .echo($0) }
         let own = try #require(URL(string: "http://app:secret@127.0.0.1:\(server.port)/direct"))
-        _ = run(RetryingRequest(URLRequest(url: own)))
+        _ = await run(RetryingRequest(URLRequest(url: own)))
         // Whatever the transport makes of URL credentials on a first hop, a relative redirect does the same.
         let direct = server.receivedRequests("/direct").first?.header("Authorization")
         let start = try #require(URL(string: "http://app:secret@127.0.0.1:\(server.port)/start"))
-        _ = run(RetryingRequest(URLRequest(url: start)))
+        _ = await run(RetryingRequest(URLRequest(url: start)))
         #expect(server.receivedRequests("/landing").first?.header("Authorization") == direct)
     }
 }

@@ -13,16 +13,16 @@ import Testing
 @Suite(.timeLimit(.minutes(2))) struct OddStatusAndTrailerTests {
     private static var onLibcurl: Bool { ConnectionTransport.default.name == "libcurl" }
 
-    private func ending(of bytes: String) throws -> Ending? {
+    private func ending(of bytes: String) async throws -> Ending? {
         let server = try TestServer.started()
         defer { server.stop() }
         server.route("/r") { _ in TestResponse(fault: .raw(Data(bytes.utf8))) }
-        return run(RetryingRequest(URLRequest(url: server.url("/r"))))
+        return await run(RetryingRequest(URLRequest(url: server.url("/r"))))
     }
 
     @Test("HTTP/1.1 200 without a reason phrase: read on libcurl, a typed badServerResponse on URLSession")
-    func statusLineWithoutReason() throws {
-        let ending = try ending(of: "HTTP/1.1 200\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok")
+    func statusLineWithoutReason() async throws {
+        let ending = try await ending(of: "HTTP/1.1 200\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok")
         if Self.onLibcurl {
             #expect(ending?.data == Data("ok".utf8), "\(String(describing: ending))")
             return
@@ -38,8 +38,8 @@ import Testing
     @Test(
         "a chunked body with trailer fields completes on libcurl",
         .enabled(if: ConnectionTransport.default.name == "libcurl"))
-    func chunkedBodyWithTrailers() throws {
-        let ending = try ending(
+    func chunkedBodyWithTrailers() async throws {
+        let ending = try await ending(
             of: "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nTrailer: X-Checksum\r\nConnection: close\r\n\r\n"
                 + "2\r\nok\r\n3\r\n!!!\r\n0\r\nX-Checksum: abc\r\n\r\n")
         #expect(ending?.data == Data("ok!!!".utf8), "\(String(describing: ending))")

@@ -81,7 +81,7 @@
             let method: HTTPMethod = first == .head ? .head : .get
             _ = try await ReuseProbe(server.url.appendingPathComponent("first"), method: method, over: transport)
                 .value()
-            let strayed = await Task.detached { written.wait(timeout: .now() + 10) == .success }.value
+            let strayed = await written.signalled(within: 10)
             #expect(strayed, "the server wrote its stray response")
             for path in ["second", "third"] {
                 let body = try await ReuseProbe(server.url.appendingPathComponent(path), over: transport).value()

@@ -34,7 +34,7 @@ import Testing
             arguments: [("ckleakuser", "Pr0xyS3cretZz9"), ("ck%40user", "p%3Aass%2Fword9%2B")])
         func echoedProxyCredentialIsScrubbed(user: String, password: String) async throws {
             let libcurl = try ConnectionTransport.libcurl()
-            let proxy = try Tinyproxy.started()  // no BasicAuth: it forwards Proxy-Authorization
+            let proxy = try await Tinyproxy.started()  // no BasicAuth: it forwards Proxy-Authorization
             defer { proxy.stop() }
             let server = try TestServer.started()
             defer { server.stop() }

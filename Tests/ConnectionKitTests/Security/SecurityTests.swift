@@ -20,47 +20,48 @@ final class AuthorizedRequest: RetryingRequest, @unchecked Sendable {
     private func landed(
         from origin: TestServer, to targetBase: String, target: TestServer, headers: [String: String] = secrets
     )
-        throws -> TestRequest?
+        async throws -> TestRequest?
     {
         origin.route("/start") { _ in .redirect(to: targetBase + "/land") }
         target.route("/land") { _ in .text("landed") }
-        let ending = run(RetryingRequest(origin.url("/start"), headers: headers))
+        let ending = await run(RetryingRequest(origin.url("/start"), headers: headers))
         #expect(ending?.data == Data("landed".utf8), "\(String(describing: ending?.error))")
         return target.receivedRequests("/land").first
     }
 
-    @Test func anotherPortIsAnotherOriginAndGetsNoCredentials() throws {
+    @Test func anotherPortIsAnotherOriginAndGetsNoCredentials() async throws {
         let origin = try TestServer.started()
         let other = try TestServer.started()
         defer {
             origin.stop()
             other.stop()
         }
-        let request = try #require(try landed(from: origin, to: "http://127.0.0.1:\(other.port)", target: other))
+        let request = try #require(try await landed(from: origin, to: "http://127.0.0.1:\(other.port)", target: other))
         #expect(origin.receivedRequests("/start").first?.header("Authorization") == "Bearer secret")
         #expect(request.header("Authorization") == nil)
         #expect(request.header("Cookie") == nil)
         #expect(request.header("X-Trace") == "kept")
     }
 
-    @Test func anotherHostIsAnotherOriginAndGetsNoCredentials() throws {
+    @Test func anotherHostIsAnotherOriginAndGetsNoCredentials() async throws {
         let server = try TestServer.started()
         defer { server.stop() }
-        let request = try #require(try landed(from: server, to: "http://localhost:\(server.port)", target: server))
+        let request = try #require(
+            try await landed(from: server, to: "http://localhost:\(server.port)", target: server))
         #expect(request.header("Authorization") == nil)
         #expect(request.header("Cookie") == nil)
         #expect(request.header("X-Trace") == "kept")
     }
 
-    @Test func theSameOriginKeepsThem() throws {
+    @Test func theSameOriginKeepsThem() async throws {
         let server = try TestServer.started()
         defer { server.stop() }
-        let request = try #require(try landed(from: server, to: "", target: server))
+        let request = try #require(try await landed(from: server, to: "", target: server))
         #expect(request.header("Authorization") == "Bearer secret")
         #expect(request.header("Cookie") == "session=1")
     }
 
-    @Test func theAuthorizationHookIsNotReappliedAcrossOrigins() throws {
+    @Test func theAuthorizationHookIsNotReappliedAcrossOrigins() async throws {
         let origin = try TestServer.started()
         let other = try TestServer.started()
         defer {
@@ -69,18 +70,18 @@ final class AuthorizedRequest: RetryingRequest, @unchecked Sendable {
         }
         origin.route("/start") { _ in .redirect(to: "http://127.0.0.1:\(other.port)/land") }
         other.route("/land") { _ in .text("landed") }
-        let ending = run(AuthorizedRequest(URLRequest(url: origin.url("/start"))))
+        let ending = await run(AuthorizedRequest(URLRequest(url: origin.url("/start"))))
         #expect(ending?.data == Data("landed".utf8))
         #expect(origin.receivedRequests("/start").first?.header("Authorization") == "Bearer hook-secret")
         #expect(other.receivedRequests("/land").first?.header("Authorization") == nil)
     }
 
     @Test(arguments: [0, 1, 3, 10])
-    func redirectsAreFollowedAtMostMaximumRedirectsTimes(limit: Int) throws {
+    func redirectsAreFollowedAtMostMaximumRedirectsTimes(limit: Int) async throws {
         let server = try TestServer.started()
         defer { server.stop() }
         server.route("/loop") { _ in .redirect(to: "/loop", status: 307) }
-        let ending = run(RetryingRequest(URLRequest(url: server.url("/loop")), redirectLimit: limit))
+        let ending = await run(RetryingRequest(URLRequest(url: server.url("/loop")), redirectLimit: limit))
         guard ending?.error?.kind == .tooManyRedirects, ending?.error?.limit == Int64(limit) else {
             Issue.record("\(String(describing: ending))")
             return
@@ -88,12 +89,12 @@ final class AuthorizedRequest: RetryingRequest, @unchecked Sendable {
         #expect(server.hits("/loop") == limit + 1)
     }
 
-    @Test func aChainWithinTheLimitArrives() throws {
+    @Test func aChainWithinTheLimitArrives() async throws {
         let server = try TestServer.started()
         defer { server.stop() }
         for hop in 1...10 { server.route("/hop\(hop)") { _ in .redirect(to: "/hop\(hop + 1)") } }
         server.route("/hop11") { _ in .text("arrived") }
-        let ending = run(RetryingRequest(URLRequest(url: server.url("/hop1"))))
+        let ending = await run(RetryingRequest(URLRequest(url: server.url("/hop1"))))
         #expect(ending?.data == Data("arrived".utf8))
     }
 
@@ -101,13 +102,13 @@ final class AuthorizedRequest: RetryingRequest, @unchecked Sendable {
         TestBody.data(Data(count: 5_000)), .chunked(Array(repeating: Data(count: 500), count: 10)),
         .drip(Data(count: 5_000), chunkSize: 1_000, interval: 0.01),
     ])
-    func aBodyOverTheLimitFailsWithoutBeingKept(body: TestBody) throws {
+    func aBodyOverTheLimitFailsWithoutBeingKept(body: TestBody) async throws {
         let server = try TestServer.started()
         defer { server.stop() }
         server.route("/big") { _ in TestResponse(body: body) }
         let request = RetryingRequest(
             URLRequest(url: server.url("/big")), policy: testPolicy(attempts: 3), bodyLimit: 1_000)
-        let ending = run(request)
+        let ending = await run(request)
         guard ending?.error?.kind == .responseTooLarge, ending?.error?.limit == 1_000 else {
             Issue.record("\(String(describing: ending))")
             return
@@ -122,7 +123,7 @@ final class AuthorizedRequest: RetryingRequest, @unchecked Sendable {
         TestBody.chunked(Array(repeating: Data(count: 500), count: 10)),
         .drip(Data(count: 1_000_000), chunkSize: 1_500, interval: 0.5),
     ])
-    func aBodyOverTheLimitFailsBeforeTheRestCouldArrive(body: TestBody) throws {
+    func aBodyOverTheLimitFailsBeforeTheRestCouldArrive(body: TestBody) async throws {
         let server = try TestServer.started()
         defer { server.stop() }
         switch body {
@@ -143,7 +144,7 @@ final class AuthorizedRequest: RetryingRequest, @unchecked Sendable {
         let request = RetryingRequest(
             URLRequest(url: server.url("/endless")), policy: testPolicy(attempts: 3), timeout: 5, bodyLimit: 1_000)
         let started = Date()
-        let ending = run(request, timeout: 30)
+        let ending = await run(request, timeout: 30)
         let elapsed = Date().timeIntervalSince(started)
         guard ending?.error?.kind == .responseTooLarge, ending?.error?.limit == 1_000 else {
             Issue.record("\(String(describing: ending))")
@@ -154,23 +155,23 @@ final class AuthorizedRequest: RetryingRequest, @unchecked Sendable {
         #expect(server.hits("/endless") == 1, "not retried")
     }
 
-    @Test func aBodyAtTheLimitPasses() throws {
+    @Test func aBodyAtTheLimitPasses() async throws {
         let server = try TestServer.started()
         defer { server.stop() }
         server.route("/exact") { _ in TestResponse(body: .data(Data(count: 1_000))) }
-        let ending = run(RetryingRequest(URLRequest(url: server.url("/exact")), bodyLimit: 1_000))
+        let ending = await run(RetryingRequest(URLRequest(url: server.url("/exact")), bodyLimit: 1_000))
         #expect(ending?.data?.count == 1_000)
     }
 
-    @Test func headersOverThePerClassLimitFail() throws {
+    @Test func headersOverThePerClassLimitFail() async throws {
         let server = try TestServer.started()
         defer { server.stop() }
         server.route("/small") { _ in TestResponse(body: .data(Data("ok".utf8)), fault: .hugeHeaders(bytes: 4 * 1024)) }
         server.route("/large") { _ in TestResponse(body: .data(Data("ok".utf8)), fault: .hugeHeaders(bytes: 16 * 1024))
         }
-        let small = run(RetryingRequest(URLRequest(url: server.url("/small")), headerLimit: 8 * 1024))
+        let small = await run(RetryingRequest(URLRequest(url: server.url("/small")), headerLimit: 8 * 1024))
         #expect(small?.data == Data("ok".utf8))
-        let large = run(RetryingRequest(URLRequest(url: server.url("/large")), headerLimit: 8 * 1024))
+        let large = await run(RetryingRequest(URLRequest(url: server.url("/large")), headerLimit: 8 * 1024))
         guard large?.error?.kind == .responseTooLarge, large?.error?.limit == 8_192 else {
             Issue.record("\(String(describing: large))")
             return
@@ -179,13 +180,13 @@ final class AuthorizedRequest: RetryingRequest, @unchecked Sendable {
 
     #if canImport(FoundationNetworking)
         /// Linux only: libcurl refuses more than 300 KiB of headers, whatever the class allows.
-        @Test func headersOverWhatLibcurlAcceptsAreATypedError() throws {
+        @Test func headersOverWhatLibcurlAcceptsAreATypedError() async throws {
             let server = try TestServer.started()
             defer { server.stop() }
             server.route("/huge") { _ in
                 TestResponse(body: .data(Data("ok".utf8)), fault: .hugeHeaders(bytes: 1024 * 1024))
             }
-            let ending = run(RetryingRequest(URLRequest(url: server.url("/huge")), headerLimit: 4 * 1024 * 1024))
+            let ending = await run(RetryingRequest(URLRequest(url: server.url("/huge")), headerLimit: 4 * 1024 * 1024))
             guard case .responseTooLarge? = ending?.error?.kind else {
                 Issue.record("\(String(describing: ending))")
                 return

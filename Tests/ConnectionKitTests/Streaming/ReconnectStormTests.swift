@@ -46,13 +46,9 @@ struct ReconnectStormTests {
             maximumAttempts: 1000, initialBackoff: 0.1, maximumBackoff: 1, jitter: 0, maximumRetryAfter: 1)
         let request = Feed(server.url("/feed"), policy: policy)
         let run = Task { try? await request.value() }
-        let reconnected = await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
-                let deadline = DispatchTime.now() + 60
-                let twice =
-                    connections.wait(timeout: deadline) == .success && connections.wait(timeout: deadline) == .success
-                continuation.resume(returning: twice)
-            }
+        let reconnected = await onOwnThread {
+            let deadline = DispatchTime.now() + 60
+            return connections.wait(timeout: deadline) == .success && connections.wait(timeout: deadline) == .success
         }
         request.cancel()
         _ = await run.value

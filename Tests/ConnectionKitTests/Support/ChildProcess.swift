@@ -36,8 +36,11 @@ final class ChildProcess: @unchecked Sendable {
     /// Waits until the helper printed `line` (a whole line); records an issue after `timeout` seconds or
     /// when the helper exits without printing it.
     @discardableResult
-    func waitForLine(_ line: String, timeout: TimeInterval) -> Bool {
-        let result = output.wait(timeout: timeout) { $0.split(separator: "\n").contains(Substring(line)) }
+    func waitForLine(_ line: String, timeout: TimeInterval) async -> Bool {
+        let output = output
+        let result = await onOwnThread {
+            output.wait(timeout: timeout) { $0.split(separator: "\n").contains(Substring(line)) }
+        }
         if !result.done {
             Issue.record("ChildProcessHelper did not print \(line) within \(timeout) s; printed: \(result.printed)")
         }
@@ -51,16 +54,19 @@ final class ChildProcess: @unchecked Sendable {
 
     /// Waits for the helper to exit (killing it and recording an issue after `timeout` seconds) and
     /// returns its exit status and everything it printed.
-    func finish(timeout: TimeInterval) -> (status: Int32, printed: String) {
-        // Returns when the helper exited or at the deadline.
-        _ = output.wait(timeout: timeout, until: { _ in false })
-        if process.isRunning {
-            Issue.record("ChildProcessHelper did not exit within \(timeout) s; killed")
-            kill(process.processIdentifier, SIGKILL)
+    /// The waits run on a thread of their own (see ``onOwnThread(_:)``).
+    func finish(timeout: TimeInterval) async -> (status: Int32, printed: String) {
+        let (killed, status, printed) = await onOwnThread { [self] in
+            // Returns when the helper exited or at the deadline.
+            _ = output.wait(timeout: timeout, until: { _ in false })
+            let killed = process.isRunning
+            if killed { kill(process.processIdentifier, SIGKILL) }
+            process.waitUntilExit()
+            outputPipe.fileHandleForReading.readabilityHandler = nil
+            let rest = outputPipe.fileHandleForReading.readDataToEndOfFile()
+            return (killed, process.terminationStatus, output.finish(with: rest))
         }
-        process.waitUntilExit()
-        outputPipe.fileHandleForReading.readabilityHandler = nil
-        let rest = outputPipe.fileHandleForReading.readDataToEndOfFile()
-        return (process.terminationStatus, output.finish(with: rest))
+        if killed { Issue.record("ChildProcessHelper did not exit within \(timeout) s; killed") }
+        return (status, printed)
     }
 }

@@ -91,19 +91,14 @@ final class EndingRecorder: @unchecked Sendable {
 
     // MARK: - Checks
 
-    /// Blocks until every tracked request ended as often as it was tracked (recording an issue after
+    /// Waits until every tracked request ended as often as it was tracked (recording an issue after
     /// `seconds`), then settles and checks that none ended more often. Returns whether all ended.
-    @discardableResult
-    func wait(seconds: TimeInterval = 30, sourceLocation: SourceLocation = #_sourceLocation) -> Bool {
-        let (arrived, problems) = waitAndCheck(seconds: seconds)
-        for problem in problems { Issue.record(Comment(rawValue: problem), sourceLocation: sourceLocation) }
-        return arrived
-    }
-
-    /// ``wait(seconds:sourceLocation:)`` for async tests, and records the issues here, in the test's task
-    /// (an issue recorded on another thread belongs to no test). The wait blocks a thread of its own: not
-    /// one of Swift's cooperative pool, nor a Dispatch worker (on Linux libdispatch does not see a blocked
-    /// worker, so a few such waits starve the callback queues they wait for).
+    ///
+    /// Records the issues here, in the test's task (an issue recorded on another thread belongs to no
+    /// test). The wait blocks a thread of its own: not one of Swift's cooperative pool, nor a Dispatch
+    /// worker (on Linux libdispatch does not see a blocked worker, so a few such waits starve the callback
+    /// queues they wait for). There is deliberately no blocking variant: a test function that blocked its
+    /// pool thread here for seconds stalled the whole parallel run (see ``onOwnThread(_:)``).
     @discardableResult
     func ended(within seconds: TimeInterval = 30, sourceLocation: SourceLocation = #_sourceLocation) async -> Bool {
         let (arrived, problems) = await withCheckedContinuation { continuation in
@@ -115,7 +110,7 @@ final class EndingRecorder: @unchecked Sendable {
 
     private var allExpectedArrived: Bool { entries.allSatisfy { $0.results.count >= $0.expected } }
 
-    /// Waits for the expected endings, drains the callback queues, watches for a further ending for
+    /// Blocks until the expected endings arrived, drains the callback queues, watches for a further ending for
     /// `settle` seconds, drains again, and returns whether all arrived and what went wrong.
     private func waitAndCheck(seconds: TimeInterval) -> (arrived: Bool, problems: [String]) {
         var problems: [String] = []

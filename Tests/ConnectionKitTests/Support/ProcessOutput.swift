@@ -51,6 +51,14 @@ final class ProcessOutput: @unchecked Sendable {
         }
     }
 
+    /// ``wait(timeout:until:)`` for a test function: the wait blocks a thread of its own, not the test's
+    /// pool thread (see `onOwnThread`).
+    func waited(timeout: TimeInterval, until done: @escaping @Sendable (String) -> Bool) async -> (
+        done: Bool, printed: String
+    ) {
+        await onOwnThread { self.wait(timeout: timeout, until: done) }
+    }
+
     private func update(_ change: (ProcessOutput) -> Void) {
         condition.lock()
         change(self)

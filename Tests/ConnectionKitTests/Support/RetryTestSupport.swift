@@ -100,12 +100,12 @@ func settleWindow(policy: RetryPolicy, timeout: TimeInterval) -> TimeInterval {
 
 /// Starts `request`, waits for its one ending and checks that no second one follows.
 func run(_ request: RetryingRequest, timeout: TimeInterval = 60, sourceLocation: SourceLocation = #_sourceLocation)
-    -> Ending?
+    async -> Ending?
 {
     let recorder = EndingRecorder(settle: settleWindow(for: request))
     recorder.track(request, queue: DispatchQueue(label: "ConnectionKitTests.endings"))
     request.start()
-    recorder.wait(seconds: timeout, sourceLocation: sourceLocation)
+    await recorder.ended(within: timeout, sourceLocation: sourceLocation)
     return recorder.ending(of: request)
 }
 

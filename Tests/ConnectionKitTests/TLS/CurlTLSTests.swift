@@ -17,9 +17,9 @@ import Testing
         @Test("a server certificate is trusted through the class's CA (a file, or bytes beside the system store)")
         func trustedThroughTheClassCA() async throws {
             _ = try ConnectionTransport.libcurl()
-            let fixture = try TLSFixture()
+            let fixture = try await TLSFixture.made()
             defer { fixture.stop() }
-            let ports = try fixture.startNginx(redirectTarget: URL(fileURLWithPath: "/"))
+            let ports = try await fixture.startNginx(redirectTarget: URL(fileURLWithPath: "/"))
             let url = try #require(URL(string: "https://127.0.0.1:\(ports.good)/"))
 
             let fromFile = await TLSProbe.outcome(
@@ -34,9 +34,9 @@ import Testing
 
         @Test("over HTTPS, a HAR entry counts the TLS handshake inside connect, and its time is the sum of its phases")
         func harCountsTLSInsideConnect() async throws {
-            let fixture = try TLSFixture()
+            let fixture = try await TLSFixture.made()
             defer { fixture.stop() }
-            let ports = try fixture.startNginx(redirectTarget: URL(fileURLWithPath: "/"))
+            let ports = try await fixture.startNginx(redirectTarget: URL(fileURLWithPath: "/"))
             let url = try #require(URL(string: "https://127.0.0.1:\(ports.good)/"))
             let probe = TLSProbe(url, tls: TLSConfiguration(trust: .only([.file(fixture.file("ca.pem"))])))
             #expect(await TLSProbe.outcome(probe).body?.hasPrefix("ok") == true)
@@ -58,9 +58,9 @@ import Testing
 
         @Test("the system store alone rejects the test CA: untrustedCertificate, with a message that says what to do")
         func untrustedBySystemStore() async throws {
-            let fixture = try TLSFixture()
+            let fixture = try await TLSFixture.made()
             defer { fixture.stop() }
-            let ports = try fixture.startNginx(redirectTarget: URL(fileURLWithPath: "/"))
+            let ports = try await fixture.startNginx(redirectTarget: URL(fileURLWithPath: "/"))
             let url = try #require(URL(string: "https://127.0.0.1:\(ports.good)/"))
             let outcome = await TLSProbe.outcome(TLSProbe(url))
             #expect(outcome.tlsFailure?.reason == .untrustedCertificate, "\(outcome)")
@@ -76,9 +76,9 @@ import Testing
 
         @Test("an expired certificate is expiredCertificate, a certificate for another name hostnameMismatch")
         func expiredAndWrongHost() async throws {
-            let fixture = try TLSFixture()
+            let fixture = try await TLSFixture.made()
             defer { fixture.stop() }
-            let ports = try fixture.startNginx(redirectTarget: URL(fileURLWithPath: "/"))
+            let ports = try await fixture.startNginx(redirectTarget: URL(fileURLWithPath: "/"))
             let trust = TLSConfiguration(trust: .only([.file(fixture.file("ca.pem"))]))
             let expired = await TLSProbe.outcome(
                 TLSProbe(try #require(URL(string: "https://127.0.0.1:\(ports.expired)/")), tls: trust))
@@ -96,9 +96,9 @@ import Testing
                 #expect(!RetryPolicy.default.allowsRetry(of: error, attempt: 1, request: request), "\(reason)")
             }
             // And end to end: the policy's decision on a real expired certificate.
-            let fixture = try TLSFixture()
+            let fixture = try await TLSFixture.made()
             defer { fixture.stop() }
-            let ports = try fixture.startNginx(redirectTarget: URL(fileURLWithPath: "/"))
+            let ports = try await fixture.startNginx(redirectTarget: URL(fileURLWithPath: "/"))
             let probe = TLSProbe(
                 try #require(URL(string: "https://127.0.0.1:\(ports.expired)/")),
                 tls: TLSConfiguration(trust: .only([.file(fixture.file("ca.pem"))])), retryPolicy: .default)
@@ -110,9 +110,9 @@ import Testing
         @Test(
             "pins: the right pin connects, a wrong one is pinMismatch, a list of old and new keys accepts both servers")
         func pinning() async throws {
-            let fixture = try TLSFixture()
+            let fixture = try await TLSFixture.made()
             defer { fixture.stop() }
-            let ports = try fixture.startNginx(redirectTarget: URL(fileURLWithPath: "/"))
+            let ports = try await fixture.startNginx(redirectTarget: URL(fileURLWithPath: "/"))
             let good = try #require(URL(string: "https://127.0.0.1:\(ports.good)/"))
             let rotated = try #require(URL(string: "https://127.0.0.1:\(ports.rotated)/"))
             let ca = TLSConfiguration.Trust.only([.file(fixture.file("ca.pem"))])
@@ -150,9 +150,9 @@ import Testing
 
         @Test("mutual TLS: the class's certificate and encrypted key (passphrase from a CredentialStore) are accepted")
         func mutualTLSAccepted() async throws {
-            let fixture = try TLSFixture()
+            let fixture = try await TLSFixture.made()
             defer { fixture.stop() }
-            let port = try fixture.startMutualTLSServer()
+            let port = try await fixture.startMutualTLSServer()
             let store = InMemoryCredentialStore()
             store.setCredential(fixture.passphrase, for: "client-key")
             let client = TLSConfiguration.ClientCertificate(
@@ -178,9 +178,9 @@ import Testing
             "mutual TLS refused: no certificate, or one from another CA, is clientCertificateRejected; a wrong passphrase clientCertificateUnusable; no message holds the passphrase"
         )
         func mutualTLSRefused() async throws {
-            let fixture = try TLSFixture()
+            let fixture = try await TLSFixture.made()
             defer { fixture.stop() }
-            let port = try fixture.startMutualTLSServer()
+            let port = try await fixture.startMutualTLSServer()
             let url = try #require(URL(string: "https://127.0.0.1:\(port)/"))
             let trust = TLSConfiguration.Trust.only([.file(fixture.file("ca.pem"))])
             var failures: [ConnectionError] = []
@@ -234,9 +234,9 @@ import Testing
             "a minimum of TLS 1.3 refuses a server offering only TLS 1.2 (handshakeFailed naming the version); 1.2 connects"
         )
         func minimumVersion() async throws {
-            let fixture = try TLSFixture()
+            let fixture = try await TLSFixture.made()
             defer { fixture.stop() }
-            let ports = try fixture.startNginx(redirectTarget: URL(fileURLWithPath: "/"))
+            let ports = try await fixture.startNginx(redirectTarget: URL(fileURLWithPath: "/"))
             let url = try #require(URL(string: "https://127.0.0.1:\(ports.tls12Only)/"))
             let trust = TLSConfiguration.Trust.only([.file(fixture.file("ca.pem"))])
             let refused = await TLSProbe.outcome(
@@ -251,9 +251,9 @@ import Testing
         func http2OverTLS() async throws {
             _ = try ConnectionTransport.libcurl()
             try #require(ccurl_has_http2() != 0, "the loaded libcurl has no HTTP/2 (nghttp2); this test needs it")
-            let fixture = try TLSFixture()
+            let fixture = try await TLSFixture.made()
             defer { fixture.stop() }
-            let ports = try fixture.startNginx(redirectTarget: URL(fileURLWithPath: "/"))
+            let ports = try await fixture.startNginx(redirectTarget: URL(fileURLWithPath: "/"))
             let url = try #require(URL(string: "https://127.0.0.1:\(ports.good)/"))
             let outcome = await TLSProbe.outcome(
                 TLSProbe(url, tls: TLSConfiguration(trust: .only([.file(fixture.file("ca.pem"))]))))
@@ -267,9 +267,9 @@ import Testing
             let plain = try TestServer.started()
             defer { plain.stop() }
             plain.route("/plain") { _ in .text("plain") }
-            let fixture = try TLSFixture()
+            let fixture = try await TLSFixture.made()
             defer { fixture.stop() }
-            let ports = try fixture.startNginx(redirectTarget: plain.url("/plain"))
+            let ports = try await fixture.startNginx(redirectTarget: plain.url("/plain"))
             let url = try #require(URL(string: "https://127.0.0.1:\(ports.good)/to-http"))
             let ca = TLSConfiguration.Trust.only([.file(fixture.file("ca.pem"))])
             let refused = await TLSProbe.outcome(TLSProbe(url, tls: TLSConfiguration(trust: ca)))
@@ -284,11 +284,11 @@ import Testing
 
         @Test("a pin applies on every redirect hop: a hop to a server with another key is pinMismatch")
         func pinOnEveryHop() async throws {
-            let fixture = try TLSFixture()
+            let fixture = try await TLSFixture.made()
             defer { fixture.stop() }
             // The good server redirects to the rotated one (another key); only the first key is pinned.
-            let first = try fixture.startNginx(redirectTarget: URL(fileURLWithPath: "/"))
-            let second = try fixture.startNginx(
+            let first = try await fixture.startNginx(redirectTarget: URL(fileURLWithPath: "/"))
+            let second = try await fixture.startNginx(
                 redirectTarget: try #require(URL(string: "https://127.0.0.1:\(first.rotated)/")))
             let url = try #require(URL(string: "https://127.0.0.1:\(second.good)/to-http"))
             let pinned = TLSConfiguration(
@@ -304,9 +304,9 @@ import Testing
         @Test("insecureForTestsOnly accepts any certificate, and debug output flags every request sent with it")
         func insecureForTestsOnly() async throws {
             DebugCapture.install()
-            let fixture = try TLSFixture()
+            let fixture = try await TLSFixture.made()
             defer { fixture.stop() }
-            let ports = try fixture.startNginx(redirectTarget: URL(fileURLWithPath: "/"))
+            let ports = try await fixture.startNginx(redirectTarget: URL(fileURLWithPath: "/"))
             let url = try #require(URL(string: "https://127.0.0.1:\(ports.wrongHost)/"))
             let probe = TLSProbe(url, tls: .insecureForTestsOnly, debug: true)
             let outcome = await TLSProbe.outcome(probe)

@@ -10,9 +10,9 @@ import Testing
     struct PooledClientCertificateTests {
         @Test("a request whose key is unusable fails even when a connection with a usable key is pooled")
         func unusableKeyNeverRidesAPooledConnection() async throws {
-            let fixture = try TLSFixture()
+            let fixture = try await TLSFixture.made()
             defer { fixture.stop() }
-            let port = try fixture.startMutualTLSNginx()
+            let port = try await fixture.startMutualTLSNginx()
             let url = try #require(URL(string: "https://127.0.0.1:\(port)/"))
             let trust = TLSConfiguration.Trust.only([.file(fixture.file("ca.pem"))])
             let usable = TLSConfiguration.ClientCertificate(

@@ -144,7 +144,7 @@ final class TLSFixture: @unchecked Sendable {
     // MARK: - Servers
 
     /// The ports of ``startNginx(redirectTarget:)``'s servers, all on 127.0.0.1 and HTTP/2-capable.
-    struct NginxPorts {
+    struct NginxPorts: Sendable {
         /// `server.pem` (trusted by `ca.pem`, names 127.0.0.1 and localhost); `/to-http` redirects to plain HTTP.
         let good: Int
         /// The same, with `server2.pem` (another key: for pin rotation).
@@ -340,4 +340,34 @@ final class TLSFixture: @unchecked Sendable {
 struct FixtureError: Error, CustomStringConvertible {
     let message: String
     var description: String { message }
+}
+
+/// What a test function calls: each runs its `openssl` commands and waits for its servers to listen on a
+/// thread of its own, not the test's pool thread (see `onOwnThread`). Inside those threads the blocking
+/// methods above are the ones called (a synchronous context chooses them over these).
+extension TLSFixture {
+    /// A fixture (see ``init(makingCertificates:)``), made off the pool.
+    static func made(makingCertificates: Bool = true) async throws -> TLSFixture {
+        try await onOwnThread { try TLSFixture(makingCertificates: makingCertificates) }
+    }
+
+    func startNginx(redirectTarget: URL) async throws -> NginxPorts {
+        try await onOwnThread { try self.startNginx(redirectTarget: redirectTarget) }
+    }
+
+    func startMutualTLSNginx() async throws -> Int {
+        try await onOwnThread { try self.startMutualTLSNginx() }
+    }
+
+    func startStaticFileNginx() async throws -> Int {
+        try await onOwnThread { try self.startStaticFileNginx() }
+    }
+
+    func startMutualTLSServer() async throws -> Int {
+        try await onOwnThread { try self.startMutualTLSServer() }
+    }
+
+    func accessLog(atLeast count: Int) async -> [String] {
+        await onOwnThread { self.accessLog(atLeast: count) }
+    }
 }

@@ -35,7 +35,7 @@ import Testing
         )
         func throughTheProxy() async throws {
             let libcurl = try ConnectionTransport.libcurl()
-            let proxy = try Tinyproxy.started(basicAuth: (Self.user, Self.password))
+            let proxy = try await Tinyproxy.started(basicAuth: (Self.user, Self.password))
             defer { proxy.stop() }
             let server = try TestServer.started()
             defer { server.stop() }
@@ -63,7 +63,7 @@ import Testing
         )
         func wrongCredentials() async throws {
             let libcurl = try ConnectionTransport.libcurl()
-            let proxy = try Tinyproxy.started(basicAuth: (Self.user, Self.password))
+            let proxy = try await Tinyproxy.started(basicAuth: (Self.user, Self.password))
             defer { proxy.stop() }
             let server = try TestServer.started()
             defer { server.stop() }
@@ -166,7 +166,7 @@ import Testing
             "libcurl: http_proxy routes a request through the proxy, and no_proxy exempts the host",
             arguments: [false, true])
         func environment(exempt: Bool) async throws {
-            let proxy = try Tinyproxy.started()
+            let proxy = try await Tinyproxy.started()
             defer { proxy.stop() }
             let server = try TestServer.started()
             defer { server.stop() }
@@ -177,7 +177,7 @@ import Testing
             if exempt { environment["no_proxy"] = "127.0.0.1" }
             let child = try ChildProcess(
                 ["get-over-libcurl", server.url("/hello").absoluteString], environment: environment)
-            let (status, printed) = child.finish(timeout: 30)
+            let (status, printed) = await child.finish(timeout: 30)
             #expect(status == 0)
             #expect(printed.contains("STATUS 200\n"), "\(printed)")
             let via = server.receivedRequests("/hello").last?.header("Via")

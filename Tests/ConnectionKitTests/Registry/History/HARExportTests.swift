@@ -67,7 +67,7 @@ import Testing
 
         let text = try String(contentsOf: file, encoding: .utf8)
         #expect(!text.contains(token) && !text.contains(apiKey), "no secret in the HAR")
-        let lines = try Self.haralyzer(file)
+        let lines = try await Self.haralyzer(file)
         let entries = try lines.map { try JSONDecoder().decode(Loaded.self, from: Data($0.utf8)) }
         let ended = try #require(entries.first { $0.url.contains("/ok?") && $0.type == "HARProbe" })
         #expect(ended.method == "GET")
@@ -95,8 +95,11 @@ import Testing
 
     /// haralyzer's reading of `file`, one JSON line per entry; records an issue (never skips) when
     /// python3 or haralyzer is missing.
-    static func haralyzer(_ file: URL) throws -> [String] {
-        let finished = try ProcessOutput.run("/usr/bin/env", ["python3", "-c", checker, file.path], timeout: 60)
+    static func haralyzer(_ file: URL) async throws -> [String] {
+        // python3 runs for a second or so: waited for on a thread of its own (see `onOwnThread`).
+        let finished = try await onOwnThread {
+            try ProcessOutput.run("/usr/bin/env", ["python3", "-c", checker, file.path], timeout: 60)
+        }
         guard finished.status == 0 else {
             Issue.record(
                 "haralyzer could not load the HAR (exit \(finished.status)): \(finished.output)\(finished.errors)")

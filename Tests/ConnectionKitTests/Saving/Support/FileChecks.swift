@@ -3,9 +3,14 @@ import Foundation
 
 /// Independent checks of a saved file against a `.generated` body: byte by byte in 1 MiB blocks,
 /// and SHA-256 through the system's `sha256sum` (an oracle that does not share ConnectionKit's code).
+/// Each reads or hashes megabytes: on a thread of its own, not the test's pool thread (see `onOwnThread`).
 enum FileChecks {
     /// Whether `file` holds exactly the generated stream of `length` bytes for `seed`.
-    static func matchesGenerated(_ file: URL, length: Int64, seed: UInt8) throws -> Bool {
+    static func matchesGenerated(_ file: URL, length: Int64, seed: UInt8) async throws -> Bool {
+        try await onOwnThread { try compareWithGenerated(file, length: length, seed: seed) }
+    }
+
+    private static func compareWithGenerated(_ file: URL, length: Int64, seed: UInt8) throws -> Bool {
         let handle = try FileHandle(forReadingFrom: file)
         defer { try? handle.close() }
         var matches = true
@@ -19,19 +24,21 @@ enum FileChecks {
     }
 
     /// `sha256sum` of a file, or `nil` when the tool is missing.
-    static func sha256sum(of file: URL) throws -> String? {
-        try runSHA256Sum(arguments: [file.path], input: nil)
+    static func sha256sum(of file: URL) async throws -> String? {
+        try await onOwnThread { try runSHA256Sum(arguments: [file.path], input: nil) }
     }
 
     /// `sha256sum` of the generated stream, fed through a pipe one block at a time.
-    static func sha256sumOfGenerated(length: Int64, seed: UInt8) throws -> String? {
-        try runSHA256Sum(
-            arguments: [],
-            input: { pipe in
-                TestBody.forEachGeneratedBlock(length: length, seed: seed, blockSize: 1 << 20) { block in
-                    pipe.write(block)
-                }
-            })
+    static func sha256sumOfGenerated(length: Int64, seed: UInt8) async throws -> String? {
+        try await onOwnThread {
+            try runSHA256Sum(
+                arguments: [],
+                input: { pipe in
+                    TestBody.forEachGeneratedBlock(length: length, seed: seed, blockSize: 1 << 20) { block in
+                        pipe.write(block)
+                    }
+                })
+        }
     }
 
     private static func runSHA256Sum(arguments: [String], input: ((FileHandle) -> Void)?) throws -> String? {

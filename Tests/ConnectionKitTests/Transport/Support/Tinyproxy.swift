@@ -27,20 +27,23 @@ final class Tinyproxy: @unchecked Sendable {
 
     /// Starts tinyproxy, asking for `basicAuth` credentials when given; waits up to `timeout` seconds for it
     /// to accept connections. tinyproxy cannot listen on port 0, so a port the OS chose is reserved and
-    /// freed just before it starts; should another process take it meanwhile, another port is tried.
-    static func started(basicAuth: (user: String, password: String)? = nil, timeout: TimeInterval = 10) throws
+    /// freed just before it starts; should another process take it meanwhile, another port is tried. The
+    /// wait runs on a thread of its own, not the test's pool thread (see `onOwnThread`).
+    static func started(basicAuth: (user: String, password: String)? = nil, timeout: TimeInterval = 10) async throws
         -> Tinyproxy
     {
-        var lastError: any Error = TinyproxyError(message: "tinyproxy did not start")
-        for _ in 0..<3 {
-            let port = try PortReservation().port
-            do {
-                return try Tinyproxy(port: port, basicAuth: basicAuth, timeout: timeout)
-            } catch let error as TinyproxyError where error.portTaken {
-                lastError = error
+        try await onOwnThread {
+            var lastError: any Error = TinyproxyError(message: "tinyproxy did not start")
+            for _ in 0..<3 {
+                let port = try PortReservation().port
+                do {
+                    return try Tinyproxy(port: port, basicAuth: basicAuth, timeout: timeout)
+                } catch let error as TinyproxyError where error.portTaken {
+                    lastError = error
+                }
             }
+            throw lastError
         }
-        throw lastError
     }
 
     private init(port: Int, basicAuth: (user: String, password: String)?, timeout: TimeInterval) throws {

@@ -28,14 +28,19 @@
             }
 
             /// Waits until `done` holds for the counts, at most `timeout` seconds; whether it did.
-            func wait(timeout: TimeInterval, until done: ((added: Int, ran: Int)) -> Bool) -> Bool {
-                let deadline = Date(timeIntervalSinceNow: timeout)
-                condition.lock()
-                defer { condition.unlock() }
-                while !done(counts) {
-                    guard condition.wait(until: deadline) else { return done(counts) }
+            /// The blocking wait runs on a thread of its own (see `onOwnThread`).
+            func wait(
+                timeout: TimeInterval, until done: @escaping @Sendable ((added: Int, ran: Int)) -> Bool
+            ) async -> Bool {
+                await onOwnThread { [self] in
+                    let deadline = Date(timeIntervalSinceNow: timeout)
+                    condition.lock()
+                    defer { condition.unlock() }
+                    while !done(counts) {
+                        guard condition.wait(until: deadline) else { return done(counts) }
+                    }
+                    return true
                 }
-                return true
             }
         }
 
@@ -51,38 +56,39 @@
         }
 
         @Test("a producer waits while the queue holds its limit, and goes on once it drained to resumeAt")
-        func producerWaitsWhileFull() {
+        func producerWaitsWhileFull() async {
             let queue = BoundedDelegateQueue(limit: 4, resumeAt: 2, longestWait: 60)
             queue.isSuspended = true
             let tally = Tally()
             Self.produce(10, into: queue, counting: tally)
-            #expect(tally.wait(timeout: 30) { $0.added == 4 })
+            #expect(await tally.wait(timeout: 30) { $0.added == 4 })
             // Nothing runs while suspended, so the producer must still be held at the limit after a settle window.
-            #expect(!tally.wait(timeout: 0.5) { $0.added > 4 }, "the producer went past the limit: \(tally.values)")
+            #expect(
+                await !tally.wait(timeout: 0.5) { $0.added > 4 }, "the producer went past the limit: \(tally.values)")
             queue.isSuspended = false
-            #expect(tally.wait(timeout: 30) { $0 == (added: 10, ran: 10) }, "\(tally.values)")
+            #expect(await tally.wait(timeout: 30) { $0 == (added: 10, ran: 10) }, "\(tally.values)")
         }
 
         @Test("an operation queued from the queue itself never waits, full or not")
-        func selfQueuedOperationsDoNotWait() {
+        func selfQueuedOperationsDoNotWait() async {
             let queue = BoundedDelegateQueue(limit: 2, resumeAt: 1, longestWait: 60)
             let tally = Tally()
             queue.addOperation {
                 for _ in 0..<10 { queue.addOperation { tally.add(ran: 1) } }
                 tally.add(added: 10)
             }
-            #expect(tally.wait(timeout: 30) { $0 == (added: 10, ran: 10) }, "\(tally.values)")
+            #expect(await tally.wait(timeout: 30) { $0 == (added: 10, ran: 10) }, "\(tally.values)")
         }
 
         @Test("no wait lasts longer than longestWait, even when the queue never drains")
-        func waitIsBounded() {
+        func waitIsBounded() async {
             let queue = BoundedDelegateQueue(limit: 1, resumeAt: 0, longestWait: 0.05)
             queue.isSuspended = true
             let tally = Tally()
             Self.produce(3, into: queue, counting: tally)
-            #expect(tally.wait(timeout: 30) { $0.added == 3 }, "\(tally.values)")
+            #expect(await tally.wait(timeout: 30) { $0.added == 3 }, "\(tally.values)")
             queue.isSuspended = false
-            #expect(tally.wait(timeout: 30) { $0.ran == 3 }, "\(tally.values)")
+            #expect(await tally.wait(timeout: 30) { $0.ran == 3 }, "\(tally.values)")
         }
     }
 #endif

@@ -1,0 +1,1 @@
+../ConnectionKitTests/Support/OwnThread.swift
