@@ -3,7 +3,7 @@ import Testing
 
 @testable import ConnectionKit
 
-@Suite("Cache-Control parsing", .timeLimit(.minutes(1)))
+@Suite("Cache-Control parsing", .offThePool, .timeLimit(.minutes(1)))
 struct CacheControlTests {
     @Test("directive names are case-insensitive and arguments may be quoted, with commas inside the quotes")
     func namesAndQuotedArguments() {

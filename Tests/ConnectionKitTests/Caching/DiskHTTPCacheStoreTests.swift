@@ -24,7 +24,7 @@ final class CacheLog: @unchecked Sendable {
     }
 }
 
-@Suite("HTTP cache on disk: trust, damage, eviction, two writers", .timeLimit(.minutes(2)))
+@Suite("HTTP cache on disk: trust, damage, eviction, two writers", .offThePool, .timeLimit(.minutes(2)))
 struct DiskHTTPCacheStoreTests {
     static func mode(_ url: URL) -> Int {
         var info = stat()

@@ -22,7 +22,7 @@ final class DeadlineFetch: CachedFetch, @unchecked Sendable {
 
 /// The retry policy's overall deadline and the cache: a run the deadline ends answers from the cache
 /// as a run the retry policy gives up on does. Loopback, both transports.
-@Suite("The HTTP cache when the retry policy's deadline passes", .timeLimit(.minutes(2)))
+@Suite("The HTTP cache when the retry policy's deadline passes", .offThePool, .timeLimit(.minutes(2)))
 struct HTTPCacheDeadlineTests {
     static let client = ConnectionClient.ownForTests(label: "cache-deadline", httpCache: .inMemory())
 

@@ -3,7 +3,7 @@ import Testing
 
 @testable import ConnectionKit
 
-@Suite("HTTP cache entry format", .timeLimit(.minutes(1)))
+@Suite("HTTP cache entry format", .offThePool, .timeLimit(.minutes(1)))
 struct HTTPCacheEntryCodecTests {
     @Test("an entry decodes to itself; every shorter prefix and every single flipped bit is refused")
     func tornAndFlippedRefused() throws {

@@ -8,7 +8,7 @@ import Testing
 
 /// The cache against nginx's own validators on a static file: run on both transports
 /// (`CONNECTIONKIT_TEST_TRANSPORT=libcurl` for libcurl).
-@Suite("The HTTP cache against nginx's ETag and Last-Modified", .timeLimit(.minutes(2)))
+@Suite("The HTTP cache against nginx's ETag and Last-Modified", .offThePool, .timeLimit(.minutes(2)))
 struct HTTPCacheNginxTests {
     @Test(
         "nginx static file: the second GET is conditional (If-None-Match, If-Modified-Since), answered 304, body byte-identical"

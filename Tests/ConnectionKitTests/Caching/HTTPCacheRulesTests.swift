@@ -3,7 +3,7 @@ import Testing
 
 @testable import ConnectionKit
 
-@Suite("HTTP cache rules: storing and freshness (RFC 9111 §3, §4.2)", .timeLimit(.minutes(1)))
+@Suite("HTTP cache rules: storing and freshness (RFC 9111 §3, §4.2)", .offThePool, .timeLimit(.minutes(1)))
 struct HTTPCacheRulesTests {
     typealias Rules = HTTPCacheRules
     let get = CacheFixtures.request()

@@ -3,7 +3,7 @@ import Testing
 
 @testable import ConnectionKit
 
-@Suite("HTTP cache rules: serving, revalidating, invalidating", .timeLimit(.minutes(1)))
+@Suite("HTTP cache rules: serving, revalidating, invalidating", .offThePool, .timeLimit(.minutes(1)))
 struct HTTPCacheServingTests {
     typealias Rules = HTTPCacheRules
     let get = CacheFixtures.request()

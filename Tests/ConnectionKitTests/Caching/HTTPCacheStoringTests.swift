@@ -10,7 +10,8 @@ import Testing
 /// What the cache stores and how it revalidates, against a loopback server: the fields `Connection` names,
 /// `must-understand`, bodies that may be incomplete, and a `304` for another response. Runs on both
 /// transports (`CONNECTIONKIT_TEST_TRANSPORT=libcurl` for libcurl).
-@Suite("The HTTP cache: what is stored, and a 304 that confirms nothing (RFC 9111)", .timeLimit(.minutes(2)))
+@Suite(
+    "The HTTP cache: what is stored, and a 304 that confirms nothing (RFC 9111)", .offThePool, .timeLimit(.minutes(2)))
 struct HTTPCacheStoringTests {
     static let client = ConnectionClient.ownForTests(label: "cache-storing", httpCache: .inMemory())
 

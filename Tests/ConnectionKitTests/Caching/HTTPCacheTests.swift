@@ -3,7 +3,7 @@ import Testing
 
 @testable import ConnectionKit
 
-@Suite("HTTPCache: lookups, credentials, revalidation, offline first", .timeLimit(.minutes(1)))
+@Suite("HTTPCache: lookups, credentials, revalidation, offline first", .offThePool, .timeLimit(.minutes(1)))
 struct HTTPCacheTests {
     let base = CacheFixtures.base
 

@@ -4,7 +4,7 @@ import Foundation
 import Testing
 
 /// Where an answer came from, as the history, the statistics and the HAR export say it.
-@Suite("The HTTP cache's results in the history, statistics and HAR", .timeLimit(.minutes(2)))
+@Suite("The HTTP cache's results in the history, statistics and HAR", .offThePool, .timeLimit(.minutes(2)))
 struct HTTPCacheVisibilityTests {
     /// A client of this suite's own: its statistics count only this suite's runs.
     static let client = ConnectionClient.ownForTests(label: "cache-visible", httpCache: .inMemory())

@@ -9,7 +9,7 @@ import Testing
 
 /// The HTTP cache in the request path, against a loopback server: run on both transports
 /// (`CONNECTIONKIT_TEST_TRANSPORT=libcurl` for libcurl).
-@Suite("The HTTP cache in the request path (RFC 9111)", .timeLimit(.minutes(2)))
+@Suite("The HTTP cache in the request path (RFC 9111)", .offThePool, .timeLimit(.minutes(2)))
 struct HTTPCacheWireTests {
     /// One client with an in-memory cache for the suite: each test's server has its own port, so its URLs
     /// (and entries) are its own.

@@ -2,7 +2,7 @@ import ConnectionKit
 import Foundation
 import Testing
 
-@Suite("HTTP cache folder shared by two processes", .timeLimit(.minutes(3)))
+@Suite("HTTP cache folder shared by two processes", .offThePool, .timeLimit(.minutes(3)))
 struct SharedCacheFolderTests {
     /// The test side of `ChildProcessHelper share-http-cache`: the same loop, another fill byte.
     static func run(folder: URL, fill: UInt8, count: Int, log: CacheLog) -> Int {

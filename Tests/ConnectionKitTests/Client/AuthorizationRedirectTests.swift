@@ -27,7 +27,7 @@ private final class SignedIn: ConnectionRequest<Data>, @unchecked Sendable {
 }
 
 /// What docs/client-and-authorization.md says about `Authorization` and redirects within one origin.
-@Suite("Authorization across a same-origin redirect", .timeLimit(.minutes(1)))
+@Suite("Authorization across a same-origin redirect", .offThePool, .timeLimit(.minutes(1)))
 struct AuthorizationRedirectTests {
     @Test(
         "a redirect to the same scheme, host and port keeps the Authorization of the authorization hook",

@@ -70,7 +70,7 @@ private final class StubbornAPI: ConnectionRequest<Data>, @unchecked Sendable {
     override var authorizationRefresher: AuthorizationRefresher? { Self.refresher }
 }
 
-@Suite("Authorization refresh", .exclusive, .timeLimit(.minutes(20)))
+@Suite("Authorization refresh", .offThePool, .exclusive, .timeLimit(.minutes(20)))
 struct AuthorizationRefreshTests {
     @Test func fiftyConcurrent401sCauseOneRefreshAndAllSucceed() async throws {
         let server = try TestServer.started()
@@ -183,7 +183,7 @@ private final class WaitingAPI: ConnectionRequest<Data>, @unchecked Sendable {
     override var authorizationRefresher: AuthorizationRefresher? { Self.refresher }
 }
 
-@Suite("Authorization refresh: cancelling", .exclusive, .timeLimit(.minutes(20)))
+@Suite("Authorization refresh: cancelling", .offThePool, .exclusive, .timeLimit(.minutes(20)))
 struct AuthorizationRefreshCancelTests {
     @Test func cancellingARequestWaitingForTheRefreshEndsItAtOnce() async throws {
         let server = try TestServer.started()

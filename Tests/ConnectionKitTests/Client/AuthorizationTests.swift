@@ -27,7 +27,7 @@ private final class Authorized: ConnectionRequest<Data>, @unchecked Sendable {
     override var requestHeaderFields: [String: String] { extraHeaders }
 }
 
-@Suite("Authorization forms", .timeLimit(.minutes(3)))
+@Suite("Authorization forms", .offThePool, .timeLimit(.minutes(3)))
 struct AuthorizationTests {
     private func sent(_ credential: Authorization?, headers: [String: String] = [:]) async throws -> String? {
         let server = try TestServer.started()

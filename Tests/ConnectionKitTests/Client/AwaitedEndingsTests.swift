@@ -8,7 +8,7 @@ import Testing
 /// thread is blocked on a semaphore, so that nothing serves the main queue (every request's default
 /// `callbackQueue`). An ending, a progress report or a streamed element that waited for that queue would never
 /// come, and its path would never print its `ENDED` line.
-@Suite("value() ends in the awaiting task, on every path", .timeLimit(.minutes(5)))
+@Suite("value() ends in the awaiting task, on every path", .offThePool, .timeLimit(.minutes(5)))
 struct AwaitedEndingsTests {
     /// Each path the child runs, and how it must end.
     static let expected: KeyValuePairs<String, String> = [

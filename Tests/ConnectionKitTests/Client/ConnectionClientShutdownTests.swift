@@ -6,7 +6,7 @@ import Testing
 
 /// A client's shutdown: no new request starts, requests in flight drain until the grace period ends and
 /// are cancelled then, each ending comes exactly once, and no thread of the client is left.
-@Suite("Shutting a client down", .timeLimit(.minutes(20)), .exclusive)
+@Suite("Shutting a client down", .offThePool, .timeLimit(.minutes(20)), .exclusive)
 struct ConnectionClientShutdownTests {
     /// Long enough for every request that answers to finish under a loaded machine, short beside the hangs.
     static let gracePeriod: TimeInterval = 8

@@ -6,7 +6,7 @@ import Testing
 
 /// Clients of their own: each keeps its requests, history and statistics apart from every other client's,
 /// and the shared client stays the default.
-@Suite("Clients of their own", .timeLimit(.minutes(5)))
+@Suite("Clients of their own", .offThePool, .timeLimit(.minutes(5)))
 struct ConnectionClientTests {
     @Test(
         "two clients, over URLSession and over libcurl, each hold only their own live requests, history and statistics")

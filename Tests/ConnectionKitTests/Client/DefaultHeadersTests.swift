@@ -4,7 +4,7 @@ import Testing
 @testable import ConnectionKit
 
 /// The documented defaults of `DefaultHeaders` that depend on the platform or the locale.
-@Suite("Default headers by platform and locale", .timeLimit(.minutes(1)))
+@Suite("Default headers by platform and locale", .offThePool, .timeLimit(.minutes(1)))
 struct DefaultHeadersTests {
     @Test func acceptLanguageWeighsAtMostSixLanguagesWithADotWhateverTheLocale() {
         let languages = ["de-CH", "de", "fr", "it", "rm", "en", "es"]
@@ -67,7 +67,7 @@ struct DefaultHeadersTests {
 }
 
 /// The same defaults in a process started with a given environment (what a container or a service gets).
-@Suite("Default headers in a child process", .timeLimit(.minutes(2)))
+@Suite("Default headers in a child process", .offThePool, .timeLimit(.minutes(2)))
 struct DefaultHeadersProcessTests {
     private func headers(environment: [String: String]) async throws -> [String: String] {
         let child = try ChildProcess(["default-headers"], environment: environment)

@@ -8,7 +8,7 @@ import Testing
 /// reports and hooks too, whatever its `callbackQueue` is doing; a run started with `start()` keeps its
 /// `callbackQueue`, which `ConnectionClient.Delivery.immediate` skips only where that is safe; and two endings
 /// of one request delivered at once each end their own `value()` callers.
-@Suite("Delivery of endings", .timeLimit(.minutes(5)))
+@Suite("Delivery of endings", .offThePool, .timeLimit(.minutes(5)))
 struct DeliveryTests {
     @Test("under immediate delivery, a start() run ends while its callback queue is held: the result hook ran off it")
     func immediateDeliveryDoesNotWaitForTheCallbackQueue() async throws {

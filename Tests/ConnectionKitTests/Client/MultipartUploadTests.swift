@@ -26,7 +26,7 @@ private final class UploadFile: ConnectionRequest<Data>, @unchecked Sendable {
     override var timeoutInterval: TimeInterval { 120 }
 }
 
-@Suite("Multipart upload from disk", .serialized, .exclusive, .timeLimit(.minutes(10)))
+@Suite("Multipart upload from disk", .offThePool, .serialized, .exclusive, .timeLimit(.minutes(10)))
 struct MultipartUploadTests {
     static let fileSize = 200 * 1024 * 1024
     static let seed: UInt8 = 7

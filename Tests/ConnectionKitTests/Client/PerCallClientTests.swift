@@ -10,7 +10,7 @@ import Testing
 
 /// A request run on a given client per call (`value(on:)`, `start(on:)`): that client's registry, history,
 /// cache and transport serve the run, whatever the class's `client` hook says.
-@Suite("A request on a client, per call", .timeLimit(.minutes(5)))
+@Suite("A request on a client, per call", .offThePool, .timeLimit(.minutes(5)))
 struct PerCallClientTests {
     @Test("one BasicConnectionRequest run on two clients per call: each client's history has its own run")
     func oneRequestOnTwoClients() async throws {

@@ -6,7 +6,7 @@ import Testing
 
 /// A client on libcurl is declared without `try` (`static let client = ...`): where libcurl cannot run, the
 /// client still exists and each of its requests fails with a typed error, nothing sent.
-@Suite("A client whose transport cannot run", .timeLimit(.minutes(1)))
+@Suite("A client whose transport cannot run", .offThePool, .timeLimit(.minutes(1)))
 struct UnavailableTransportTests {
     @Test("a libcurl client without libcurl is created, and its request fails with transportUnavailable, nothing sent")
     func requestsFailWithTheReason() async throws {

@@ -3,7 +3,7 @@ import Testing
 
 @testable import ConnectionKit
 
-@Suite("The cookie jar keeps RFC 6265's rules", .timeLimit(.minutes(1)))
+@Suite("The cookie jar keeps RFC 6265's rules", .offThePool, .timeLimit(.minutes(1)))
 struct CookieJarTests {
     static let now = Date(timeIntervalSince1970: 1_800_000_000)
     static let site = URL(string: "https://www.example.com/login")!

@@ -21,7 +21,7 @@ final class CookieJarWrite: ConnectionRequest<Data>, @unchecked Sendable {
     override var cookieJar: CookieJar? { jar }
 }
 
-@Suite("The offline queue and the cookie jar", .exclusive, .timeLimit(.minutes(20)))
+@Suite("The offline queue and the cookie jar", .offThePool, .exclusive, .timeLimit(.minutes(20)))
 struct CookieOfflineQueueTests {
     @Test("a stored write holds no cookie of the jar; at send time the jar supplies its cookies of that moment")
     func storedWriteHoldsNoCookie() async throws {

@@ -5,7 +5,7 @@ import Testing
 
 /// A jar with a file: the credential file's rules (0600, atomic, one lock across processes), session
 /// cookies in memory only, expired cookies purged.
-@Suite("A cookie jar saved to a file", .timeLimit(.minutes(1)))
+@Suite("A cookie jar saved to a file", .offThePool, .timeLimit(.minutes(1)))
 struct CookiePersistenceTests {
     static let site = URL(string: "https://www.example.com/")!
 

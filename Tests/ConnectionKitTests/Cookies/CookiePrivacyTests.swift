@@ -22,7 +22,7 @@ private final class LoudJarRequest: FetchData, @unchecked Sendable {
 
 /// No cookie value in any output a test can collect: debug output, the cURL command, snapshots, the
 /// history and its HAR export, errors. Names may show; values never.
-@Suite("Cookie values never appear in ConnectionKit's output", .timeLimit(.minutes(2)))
+@Suite("Cookie values never appear in ConnectionKit's output", .offThePool, .timeLimit(.minutes(2)))
 struct CookiePrivacyTests {
     @Test("a jar's cookies and the server's Set-Cookie values are redacted everywhere, on success and on failure")
     func noValueInAnyOutput() async throws {

@@ -23,7 +23,7 @@ final class JarRequest: FetchData, @unchecked Sendable {
 
 /// The jar on the wire, against a loopback server: run on both transports
 /// (`CONNECTIONKIT_TEST_TRANSPORT=libcurl` for libcurl).
-@Suite("A cookie jar on the wire (RFC 6265)", .timeLimit(.minutes(2)))
+@Suite("A cookie jar on the wire (RFC 6265)", .offThePool, .timeLimit(.minutes(2)))
 struct CookieWireTests {
     private struct Received: Decodable { var cookies: [String: String] }
 
@@ -175,7 +175,7 @@ struct CookieWireTests {
 }
 
 /// The jar a client owns: every request of the client uses it without overriding `cookieJar`.
-@Suite("A client's cookie jar", .timeLimit(.minutes(2)))
+@Suite("A client's cookie jar", .offThePool, .timeLimit(.minutes(2)))
 struct ClientCookieJarTests {
     @Test("a client made with a jar stores and sends its requests' cookies; the shared client's requests keep none")
     func theClientsJarIsItsRequestsJar() async throws {

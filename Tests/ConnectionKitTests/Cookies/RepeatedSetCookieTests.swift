@@ -26,7 +26,7 @@ private final class ResponseKeepingRequest: FetchData, @unchecked Sendable {
 /// Repeated `Set-Cookie` fields through a real response (RFC 6265 §3, RFC 9110 §5.3: never folded): kept
 /// apart on libcurl, split again as a browser splits them on URLSession. Run on both transports
 /// (`CONNECTIONKIT_TEST_TRANSPORT=libcurl` for libcurl).
-@Suite("Repeated Set-Cookie fields", .timeLimit(.minutes(2)))
+@Suite("Repeated Set-Cookie fields", .offThePool, .timeLimit(.minutes(2)))
 struct RepeatedSetCookieTests {
     private static var onLibcurl: Bool { ConnectionTransport.default.name == "libcurl" }
 

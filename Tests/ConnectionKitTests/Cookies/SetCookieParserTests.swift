@@ -3,7 +3,7 @@ import Testing
 
 @testable import ConnectionKit
 
-@Suite("Set-Cookie is parsed as browsers do (RFC 6265 §5.2)", .timeLimit(.minutes(1)))
+@Suite("Set-Cookie is parsed as browsers do (RFC 6265 §5.2)", .offThePool, .timeLimit(.minutes(1)))
 struct SetCookieParserTests {
     /// 2015-10-21 07:28:00 UTC.
     static let october21 = Date(timeIntervalSince1970: 1_445_412_480)

@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 /// `FileCredentialStore` shared by two processes: every write of each survives.
-@Suite("Credential store across processes", .exclusive, .timeLimit(.minutes(10)))
+@Suite("Credential store across processes", .offThePool, .exclusive, .timeLimit(.minutes(10)))
 struct CredentialStoreProcessTests {
     @Test func twoProcessesWritingAThousandCredentialsEachToOneFileLoseNone() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent(

@@ -2,7 +2,7 @@ import ConnectionKit
 import Foundation
 import Testing
 
-@Suite("Credential stores", .timeLimit(.minutes(3)))
+@Suite("Credential stores", .offThePool, .timeLimit(.minutes(3)))
 struct CredentialStoreTests {
     private func temporaryFolder() -> URL {
         FileManager.default.temporaryDirectory.appendingPathComponent("CredentialStoreTests-\(UUID().uuidString)")

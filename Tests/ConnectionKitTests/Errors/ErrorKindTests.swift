@@ -5,7 +5,7 @@ import Testing
 
 /// `ConnectionError.Kind` is a value that can grow: its names are stable, it compares by name, and the
 /// details its cases used to carry are read from the error.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.offThePool, .timeLimit(.minutes(1)))
 struct ErrorKindTests {
     /// Every kind with the name logs, metrics and the history record: these never change.
     static let names: [(ConnectionError.Kind, String)] = [

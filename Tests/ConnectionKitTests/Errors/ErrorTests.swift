@@ -89,7 +89,7 @@ enum FailureScenario: String, CaseIterable, Sendable {
     case fileSystem, tooManyRedirects, other
 }
 
-@Suite("Errors are typed and name the request class", .timeLimit(.minutes(3)))
+@Suite("Errors are typed and name the request class", .offThePool, .timeLimit(.minutes(3)))
 struct ErrorTests {
     @Test("404 and 500 fail with unacceptableStatusCode carrying the body", arguments: [404, 500])
     func statusCodes(status: Int) async throws {

@@ -70,7 +70,7 @@ struct FaultCase: Sendable, CustomTestStringConvertible {
 
 /// Each fault ends in one typed error (or a success), with no crash, hang or second ending; the
 /// retryable ones succeed on the next attempt.
-@Suite(.exclusive, .timeLimit(.minutes(20))) struct FaultEndingTests {
+@Suite(.offThePool, .exclusive, .timeLimit(.minutes(20))) struct FaultEndingTests {
     @Test(arguments: FaultCase.all)
     func endsInOneTypedEnding(fault: FaultCase) async throws {
         let server = try TestServer.started()

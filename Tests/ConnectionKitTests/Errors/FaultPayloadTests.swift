@@ -8,7 +8,7 @@ import Testing
 #endif
 
 /// Bodies that are large, malformed, compressed or missing.
-@Suite(.exclusive, .timeLimit(.minutes(20))) struct FaultPayloadTests {
+@Suite(.offThePool, .exclusive, .timeLimit(.minutes(20))) struct FaultPayloadTests {
     private func fetch<Output: Decodable & Sendable>(
         _ type: Output.Type, _ response: TestResponse, policy: RetryPolicy = .none, bodyLimit: Int64 = 128 * 1024 * 1024
     ) async throws -> (Result<Output, ConnectionError>?, hits: Int) {

@@ -3,7 +3,7 @@ import ConnectionKitTesting
 import Foundation
 import Testing
 
-@Suite("value() for async callers", .timeLimit(.minutes(20)))
+@Suite("value() for async callers", .offThePool, .timeLimit(.minutes(20)))
 struct AsyncTests {
     @Test("value() returns the output")
     func value() async throws {

@@ -14,7 +14,7 @@ private final class ConcurrentRequest: FetchData, @unchecked Sendable {  // Safe
     override var client: ConnectionClient { Self.client }
 }
 
-@Suite("Exactly one ending under concurrency", .timeLimit(.minutes(20)))
+@Suite("Exactly one ending under concurrency", .offThePool, .timeLimit(.minutes(20)))
 struct ConcurrencyTests {
     @Test("500 concurrent requests all end exactly once", .exclusive)
     func fiveHundredConcurrent() async throws {

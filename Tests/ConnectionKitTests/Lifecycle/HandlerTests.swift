@@ -3,7 +3,7 @@ import ConnectionKitTesting
 import Foundation
 import Testing
 
-@Suite("Handlers", .timeLimit(.minutes(2)))
+@Suite("Handlers", .offThePool, .timeLimit(.minutes(2)))
 struct HandlerTests {
     @Test("completion, failure and progress handlers run on the given callbackQueue")
     func callbackQueue() async throws {

@@ -3,7 +3,7 @@ import ConnectionKitTesting
 import Foundation
 import Testing
 
-@Suite("Lifecycle: state, identifier, dates, exactly one ending", .timeLimit(.minutes(20)))
+@Suite("Lifecycle: state, identifier, dates, exactly one ending", .offThePool, .timeLimit(.minutes(20)))
 struct LifecycleTests {
     @Test("state goes idle → running → finished; dates, duration and urlResponse are set", .exclusive)
     func states() async throws {

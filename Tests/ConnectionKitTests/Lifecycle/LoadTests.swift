@@ -16,7 +16,7 @@ final class LoadRequest: RetryingRequest, @unchecked Sendable {  // Safe: no sta
 
 /// 5,000 requests with random cancels, retries and faults, started from several threads: each ends
 /// exactly once and the registry is left empty.
-@Suite(.exclusive, .timeLimit(.minutes(20))) struct LoadTests {
+@Suite(.offThePool, .exclusive, .timeLimit(.minutes(20))) struct LoadTests {
     /// The routes a load request picks from, with the policy-visible behaviour of each.
     static let paths = ["/ok", "/ok", "/ok", "/flaky", "/reset", "/short", "/slow", "/silent", "/busy", "/loop"]
 

@@ -4,7 +4,7 @@ import Testing
 @testable import ConnectionKit
 
 /// Steps the request's state machine with plain values: no socket, no dispatch source, no clock.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.offThePool, .timeLimit(.minutes(1)))
 struct RequestStateMachineTests {
     typealias Machine = RequestStateMachine<FakeTransfer, FakeTimer>
 

@@ -6,7 +6,7 @@ import Testing
 /// Run identifiers are made from a scrambled counter instead of Foundation's `UUID()` (which reads
 /// `/dev/urandom` on every call on Linux): they must still tell every run apart, from any thread, and
 /// read as the version-4 UUIDs they stand in for.
-@Suite("Run identifiers", .timeLimit(.minutes(2)))
+@Suite("Run identifiers", .offThePool, .timeLimit(.minutes(2)))
 struct RunIdentifiersTests {
     @Test("200,000 identifiers made on 4 threads at once are all different")
     func identifiersNeverRepeat() async {

@@ -8,7 +8,7 @@ import Testing
 /// its own (its own queue and source), so that no request's timers mix with the ones under test.
 /// Exclusive (it checks firing times), so its time limit also covers the wait for the other exclusive
 /// suites; each wait for a firing records an issue after 10 s by itself.
-@Suite("Shared timers", .exclusive, .timeLimit(.minutes(20)))
+@Suite("Shared timers", .offThePool, .exclusive, .timeLimit(.minutes(20)))
 struct SharedTimersTests {
     /// What the handlers saw: which timer fired (by label), when, and in which order.
     final class Firings: @unchecked Sendable {

@@ -48,7 +48,7 @@ final class SlowToArmRequest: ConnectionRequest<Data>, @unchecked Sendable {
     var heldTheArming: Bool? { reads.withLock { heldAfterTransferBegan } }
 }
 
-@Suite("Timers dropped before they were armed", .exclusive, .timeLimit(.minutes(20)))
+@Suite("Timers dropped before they were armed", .offThePool, .exclusive, .timeLimit(.minutes(20)))
 struct TimerDiscardTests {
     /// Before the fix, a run that ended between starting its transfer and arming its idle timer released a
     /// DispatchSource that was never resumed, which libdispatch traps on: the process crashed (seen in the

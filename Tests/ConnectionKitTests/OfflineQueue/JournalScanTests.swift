@@ -5,7 +5,7 @@ import Testing
 
 /// The journal scan stays linear in the segment's size, whatever its bytes (headers that overlap claim
 /// payloads whose sum is quadratic), and finds the same records as checking each header on its own.
-@Suite("The offline journal's scan: linear, whatever the segment holds", .timeLimit(.minutes(2)))
+@Suite("The offline journal's scan: linear, whatever the segment holds", .offThePool, .timeLimit(.minutes(2)))
 struct JournalScanTests {
     /// `count` bytes of record headers 13 bytes apart, each claiming everything after it as its payload,
     /// with a checksum that does not match: every offset is a candidate whose payload runs to the end.

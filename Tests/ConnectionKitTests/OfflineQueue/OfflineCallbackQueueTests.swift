@@ -52,7 +52,7 @@ final class HeldSyncFiles: OfflineFileOperations {
 }
 
 /// `start(via:onOffline:)` stores the write without blocking the request's callback queue (issue 28).
-@Suite("OfflineQueue onOffline and the callback queue", .exclusive, .timeLimit(.minutes(10)))
+@Suite("OfflineQueue onOffline and the callback queue", .offThePool, .exclusive, .timeLimit(.minutes(10)))
 struct OfflineCallbackQueueTests {
     @Test("the journal's sync for a request that failed offline does not block its callback queue")
     func syncDoesNotBlockCallbackQueue() async throws {

@@ -7,7 +7,7 @@ import Testing
     import FoundationNetworking
 #endif
 
-@Suite("OfflineQueue corrupt entries", .exclusive, .timeLimit(.minutes(10)))
+@Suite("OfflineQueue corrupt entries", .offThePool, .exclusive, .timeLimit(.minutes(10)))
 struct OfflineCorruptionTests {
     /// The journal's segment files.
     static func segments(in directory: URL) throws -> [URL] {

@@ -7,7 +7,7 @@ import Testing
     import FoundationNetworking
 #endif
 
-@Suite("OfflineQueue dead letters", .exclusive, .timeLimit(.minutes(10)))
+@Suite("OfflineQueue dead letters", .offThePool, .exclusive, .timeLimit(.minutes(10)))
 struct OfflineDeadLetterTests {
     /// A queue on a fresh directory with handlers feeding collectors.
     struct Harness {

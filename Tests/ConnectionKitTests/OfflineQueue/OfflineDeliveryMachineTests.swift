@@ -12,7 +12,7 @@ final class NamedTimer: CustomStringConvertible, Sendable {
 }
 
 /// Steps the offline queue's delivery machine with plain values: no socket, no file, no clock.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.offThePool, .timeLimit(.minutes(1)))
 struct OfflineDeliveryMachineTests {
     typealias Machine = OfflineDeliveryMachine<NamedTimer>
 

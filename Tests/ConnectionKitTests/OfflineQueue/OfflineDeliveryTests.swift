@@ -7,7 +7,7 @@ import Testing
     import FoundationNetworking
 #endif
 
-@Suite("OfflineQueue delivery", .exclusive, .timeLimit(.minutes(20)))
+@Suite("OfflineQueue delivery", .offThePool, .exclusive, .timeLimit(.minutes(20)))
 struct OfflineDeliveryTests {
     @Test("requests started offline are queued, onOffline runs, and they arrive in order once the server is up")
     func offlineThenOnlineInOrder() async throws {

@@ -8,7 +8,7 @@ import Testing
     import FoundationNetworking
 #endif
 
-@Suite("OfflineQueue group commit and back-pressure", .exclusive, .timeLimit(.minutes(10)))
+@Suite("OfflineQueue group commit and back-pressure", .offThePool, .exclusive, .timeLimit(.minutes(10)))
 struct OfflineGroupCommitTests {
     @Test("enqueues from 16 threads at once share syncs; each is stored once, in the order of its sequence number")
     func concurrentEnqueuesShareSyncs() async throws {

@@ -29,7 +29,7 @@ final class TimedNote: ConnectionRequest<Data>, @unchecked Sendable {
     }
 }
 
-@Suite("OfflineQueue retry intervals", .exclusive, .timeLimit(.minutes(10)))
+@Suite("OfflineQueue retry intervals", .offThePool, .exclusive, .timeLimit(.minutes(10)))
 struct OfflineIntervalTests {
     static let online: TimeInterval = 0.3
     static let offline: TimeInterval = 1.2

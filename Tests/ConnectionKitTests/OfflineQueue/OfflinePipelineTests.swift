@@ -52,7 +52,7 @@ final class ArrivalLog: @unchecked Sendable {
     }
 }
 
-@Suite("OfflineQueue pipelined delivery", .exclusive, .timeLimit(.minutes(10)))
+@Suite("OfflineQueue pipelined delivery", .offThePool, .exclusive, .timeLimit(.minutes(10)))
 struct OfflinePipelineTests {
     @Test(
         "with maximumInFlight N, exactly N writes are in flight at once, each started only after every write N places before it was received",

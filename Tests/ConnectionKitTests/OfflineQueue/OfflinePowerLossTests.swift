@@ -11,7 +11,7 @@ import Testing
 /// Power loss, simulated: a kill keeps the page cache, so only a model of the disk shows whether the queue
 /// syncs what it promises. The workload runs once against a recorder; every prefix of its events is then
 /// cut, rebuilt as a power cut may leave it (seeded), opened, and checked against the guide's promises.
-@Suite("OfflineQueue power loss", .exclusive, .timeLimit(.minutes(20)))
+@Suite("OfflineQueue power loss", .offThePool, .exclusive, .timeLimit(.minutes(20)))
 struct OfflinePowerLossTests {
     /// The workload's writes: `notes/<n>`; every fourth has a body too large to stay inline (a body file).
     static func note(_ n: Int, base: URL) -> PostNote {

@@ -32,7 +32,7 @@ final class DrainWrite: ConnectionRequest<Data>, @unchecked Sendable {
     static let ownClient = ConnectionClient.ownForTests(label: "offline-crash-drain")
 }
 
-@Suite("OfflineQueue crash safety", .exclusive, .timeLimit(.minutes(20)))
+@Suite("OfflineQueue crash safety", .offThePool, .exclusive, .timeLimit(.minutes(20)))
 struct OfflineQueueCrashTests {
     static let writes = 1000
 

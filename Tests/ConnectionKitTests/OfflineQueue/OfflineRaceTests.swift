@@ -9,7 +9,7 @@ import Testing
 #endif
 
 /// The races found in the queue's delivery, each made to happen at the exact moment, against a real server.
-@Suite("OfflineQueue delivery races", .exclusive, .timeLimit(.minutes(10)))
+@Suite("OfflineQueue delivery races", .offThePool, .exclusive, .timeLimit(.minutes(10)))
 struct OfflineRaceTests {
     @Test("race: close() while an attempt is being prepared (inside the class's factory) sends nothing")
     func closeDuringAttemptPreparationSendsNothing() async throws {

@@ -41,7 +41,7 @@ final class SecretWrite: ConnectionRequest<Data>, @unchecked Sendable {
     override var authorization: Authorization? { .basic(username: "ann", password: "password-secret-13") }
 }
 
-@Suite("OfflineQueue secrets and files", .exclusive, .timeLimit(.minutes(10)))
+@Suite("OfflineQueue secrets and files", .offThePool, .exclusive, .timeLimit(.minutes(10)))
 struct OfflineSecretsTests {
     static let secrets = [
         "header-secret-42", "cookie-secret-99", "query-secret-77", "password-secret-13",

@@ -11,7 +11,7 @@ import Testing
 /// Power loss, below the model: the crash helper enqueues under `strace`, and the trace of what the process
 /// asked the kernel for is held to the durability promises. `OfflinePowerLossTests` checks the queue against a
 /// model of the calls it makes to its file layer; this checks that layer's calls reach the kernel, in order.
-@Suite("OfflineQueue system calls", .exclusive, .timeLimit(.minutes(5)))
+@Suite("OfflineQueue system calls", .offThePool, .exclusive, .timeLimit(.minutes(5)))
 struct OfflineSyscallTests {
     /// `strace` on the `PATH`, if any.
     static let strace: URL? = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")

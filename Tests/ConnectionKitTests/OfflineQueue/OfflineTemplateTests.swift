@@ -7,7 +7,7 @@ import Testing
 /// forgotten while another write of the class is on its way into the queue: the write would then wait for a
 /// registration that never comes. In CI a 400 dead-lettered the first write while the second was being synced
 /// to the journal, and the second was never sent.
-@Suite("OfflineQueue templates", .timeLimit(.minutes(10)))
+@Suite("OfflineQueue templates", .offThePool, .timeLimit(.minutes(10)))
 struct OfflineTemplateTests {
     private static func operation(_ request: AnyConnectionRequest, sequence: UInt64) -> QueuedOperation {
         QueuedOperation(

@@ -23,7 +23,7 @@ final class ImpatientNote: ConnectionRequest<Data>, @unchecked Sendable {
     override var timeoutInterval: TimeInterval { 1 }
 }
 
-@Suite("OfflineQueue timeouts", .exclusive, .timeLimit(.minutes(10)))
+@Suite("OfflineQueue timeouts", .offThePool, .exclusive, .timeLimit(.minutes(10)))
 struct OfflineTimeoutTests {
     @Test("a timeout before any response queues the request; a timeout after the headers fails it normally")
     func timeoutBeforeAndAfterResponse() async throws {

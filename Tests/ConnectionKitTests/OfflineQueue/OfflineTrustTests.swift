@@ -14,7 +14,7 @@ import Testing
 
 /// The queue folder is a trust boundary: what another user or process planted there must not be followed,
 /// trusted with credentials, or allowed to trap the app.
-@Suite("OfflineQueue trust in its folder", .exclusive, .timeLimit(.minutes(10)))
+@Suite("OfflineQueue trust in its folder", .offThePool, .exclusive, .timeLimit(.minutes(10)))
 struct OfflineTrustTests {
     /// Opening `directory` fails; returns the error's description for the caller to check.
     static func refusal(

@@ -10,7 +10,7 @@ import Testing
 
 /// Client-wide settings (`ConnectionClient.Settings`) reach every request family on the client — JSON,
 /// download, streaming — without a common superclass, and a class or an instance that says otherwise wins.
-@Suite("Client-wide settings", .timeLimit(.minutes(5)))
+@Suite("Client-wide settings", .offThePool, .timeLimit(.minutes(5)))
 struct ClientSettingsTests {
     struct Item: Decodable, Sendable { let name: String }
     struct AppError: Error, Equatable { let status: Int? }

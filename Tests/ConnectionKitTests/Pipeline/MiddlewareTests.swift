@@ -12,7 +12,7 @@ import Testing
 /// an answer stands for the network (nothing sent, no stage after it sees it), a retry decision is honoured,
 /// the order is the documented one, and a middleware that throws or breaks a rule ends the run with a typed
 /// error naming it.
-@Suite("Middleware", .timeLimit(.minutes(5)))
+@Suite("Middleware", .offThePool, .timeLimit(.minutes(5)))
 struct MiddlewareTests {
     @Test("a middleware's header reaches the server on every attempt; a class's middleware runs after the client's")
     func headersReachTheWire() async throws {

@@ -10,7 +10,7 @@ import Testing
 
 /// The two middleware ConnectionKit ships, against a real server: W3C Trace Context propagation and
 /// record/replay.
-@Suite("Shipped middleware: trace context, record and replay", .timeLimit(.minutes(5)))
+@Suite("Shipped middleware: trace context, record and replay", .offThePool, .timeLimit(.minutes(5)))
 struct ShippedMiddlewareTests {
     @Test("each attempt sends a traceparent in the caller's trace with a span id of its own, and its tracestate")
     func traceContextPerAttempt() async throws {

@@ -35,7 +35,7 @@ private final class ActivityRecorder: @unchecked Sendable {
     var lastTime: Date? { lock.withLock { times.last } }
 }
 
-@Suite(.exclusive, .timeLimit(.minutes(20))) struct RegistryActivityTests {
+@Suite(.offThePool, .exclusive, .timeLimit(.minutes(20))) struct RegistryActivityTests {
     @Test func onAtOnceOffAfterTheHideDelay() async {
         let activity = NetworkActivity(hideDelay: 0.2)
         let recorder = ActivityRecorder()

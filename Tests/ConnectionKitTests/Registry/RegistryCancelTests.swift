@@ -3,7 +3,7 @@ import ConnectionKitTesting
 import Foundation
 import Testing
 
-@Suite(.serialized, .exclusive, .timeLimit(.minutes(20))) struct RegistryCancelTests {
+@Suite(.offThePool, .serialized, .exclusive, .timeLimit(.minutes(20))) struct RegistryCancelTests {
     @Test func cancelByClassHitsTheClassAndItsSubclassesOnly() async throws {
         let server = try TestServer.started()
         defer { server.stop() }

@@ -3,7 +3,7 @@ import ConnectionKitTesting
 import Foundation
 import Testing
 
-@Suite(.exclusive, .timeLimit(.minutes(20))) struct RegistryConcurrencyTests {
+@Suite(.offThePool, .exclusive, .timeLimit(.minutes(20))) struct RegistryConcurrencyTests {
     /// 2,000 requests started and cancelled from eight threads at once, while other threads cancel
     /// by class: the registry ends empty and every request ends exactly once, cancelled.
     @Test func twoThousandRequestsStartedAndCancelledFromSeveralThreads() async throws {

@@ -3,7 +3,7 @@ import ConnectionKitTesting
 import Foundation
 import Testing
 
-@Suite(.exclusive, .timeLimit(.minutes(20))) struct RegistryDebugDumpTests {
+@Suite(.offThePool, .exclusive, .timeLimit(.minutes(20))) struct RegistryDebugDumpTests {
     @Test func oneLinePerLiveRequestInStartOrder() async throws {
         let server = try TestServer.started()
         defer { server.stop() }

@@ -7,7 +7,7 @@ import Testing
 /// DebugProbe's settings under another name, so that these tests find only their own blocks.
 final class VerboseProbe: DebugProbe, @unchecked Sendable {}  // Safe: no state of its own.
 
-@Suite(.serialized, .exclusive, .timeLimit(.minutes(20))) struct RegistryDebugOutputTests {
+@Suite(.offThePool, .serialized, .exclusive, .timeLimit(.minutes(20))) struct RegistryDebugOutputTests {
     @Test func aRequestBlockPerAttemptAndAResponseBlockAtTheEnd() async throws {
         DebugCapture.install()
         let server = try TestServer.started()

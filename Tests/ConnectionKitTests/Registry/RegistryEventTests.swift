@@ -14,7 +14,7 @@ final class RetryProbe: Probe, @unchecked Sendable {  // Safe: no state of its o
     }
 }
 
-@Suite(.serialized, .exclusive, .timeLimit(.minutes(20))) struct RegistryEventTests {
+@Suite(.offThePool, .serialized, .exclusive, .timeLimit(.minutes(20))) struct RegistryEventTests {
     /// Collects the events of requests of class `typeName` until one of them ends.
     private func collect(_ stream: AsyncStream<ConnectionEvent>, typeName: String) -> Task<[ConnectionEvent], Never> {
         Task {

@@ -3,7 +3,7 @@ import ConnectionKitTesting
 import Foundation
 import Testing
 
-@Suite(.serialized, .exclusive, .timeLimit(.minutes(20))) struct RegistryQueryTests {
+@Suite(.offThePool, .serialized, .exclusive, .timeLimit(.minutes(20))) struct RegistryQueryTests {
     @Test func isInUseAndRequestsOfWhileRunningAndAfter() async throws {
         let server = try TestServer.started()
         defer { server.stop() }

@@ -5,7 +5,7 @@ import Testing
 
 /// A secret header, a secret query item, a Basic `Authorization` and a `Set-Cookie` never reach the
 /// debug sink, a cURL string, a snapshot, the debug dump or an event, although the server gets them.
-@Suite(.exclusive, .timeLimit(.minutes(20))) struct RegistryRedactionTests {
+@Suite(.offThePool, .exclusive, .timeLimit(.minutes(20))) struct RegistryRedactionTests {
     let apiKey = "key-\(UUID().uuidString)"
     let token = "tok-\(UUID().uuidString)"
     let password = "pw-\(UUID().uuidString)"

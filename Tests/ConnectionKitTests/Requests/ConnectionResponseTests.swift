@@ -38,7 +38,7 @@ private final class KeepsResponse: ConnectionRequest<Data>, @unchecked Sendable 
 
 /// The response value the hooks take: fields found in any case, the same on both transports, and no
 /// Foundation `HTTPURLResponse` built unless user code asks for one.
-@Suite(.timeLimit(.minutes(3)))
+@Suite(.offThePool, .timeLimit(.minutes(3)))
 struct ConnectionResponseTests {
     static func transports() throws -> [ConnectionTransport] {
         [.urlSession, try ConnectionTransport.libcurl()]

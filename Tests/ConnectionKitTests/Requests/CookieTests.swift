@@ -7,7 +7,7 @@ private final class SendsCookie: FetchData, @unchecked Sendable {
     override var requestHeaderFields: [String: String] { ["Cookie": "session=mine"] }
 }
 
-@Suite("Cookies are explicit", .timeLimit(.minutes(3)))
+@Suite("Cookies are explicit", .offThePool, .timeLimit(.minutes(3)))
 struct CookieTests {
     @Test("a Set-Cookie is not stored and sent to later requests; a Cookie header is sent as set")
     func noImplicitJar() async throws {

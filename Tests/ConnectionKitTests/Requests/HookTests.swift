@@ -49,7 +49,7 @@ private final class CustomBuilder: ConnectionRequest<Data>, @unchecked Sendable 
     }
 }
 
-@Suite("Hooks take effect on the wire", .timeLimit(.minutes(20)))
+@Suite("Hooks take effect on the wire", .offThePool, .timeLimit(.minutes(20)))
 struct HookTests {
     @Test("httpMethod is sent")
     func method() async throws {

@@ -10,7 +10,7 @@ import Testing
 
 /// A one-off request (`DownloadRequest(from:to:)`, `BasicConnectionRequest(request:)`) sets the hooks a
 /// one-off use needs on the instance, without a subclass; a subclass's override still decides.
-@Suite("Hooks set on one instance", .timeLimit(.minutes(1)))
+@Suite("Hooks set on one instance", .offThePool, .timeLimit(.minutes(1)))
 struct InstanceSettingsTests {
     /// Overrides every hook that `instanceSettings` can set.
     final class Overriding: BasicConnectionRequest, @unchecked Sendable {

@@ -13,7 +13,7 @@ private final class DoesNotFollow: FetchData, @unchecked Sendable {
     override var followsRedirects: Bool { false }
 }
 
-@Suite("Redirects are followed by ConnectionKit, the same on every platform", .timeLimit(.minutes(3)))
+@Suite("Redirects are followed by ConnectionKit, the same on every platform", .offThePool, .timeLimit(.minutes(3)))
 struct RedirectTests {
     @Test("a 302 is followed and the final response is delivered")
     func follows302() async throws {

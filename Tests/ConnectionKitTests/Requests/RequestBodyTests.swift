@@ -60,7 +60,7 @@ private final class FetchCSV: SeedAPI, @unchecked Sendable {
     override var requestHeaderFields: [String: String] { ["accept": "text/csv"] }
 }
 
-@Suite("Request body encodings", .timeLimit(.minutes(3)))
+@Suite("Request body encodings", .offThePool, .timeLimit(.minutes(3)))
 struct RequestBodyTests {
     private func received(
         _ method: HTTPMethod, _ body: RequestBody?, headers: [String: String] = [:]

@@ -40,7 +40,7 @@ private final class ForgotParser: ConnectionRequest<String>, @unchecked Sendable
     override var url: URL? { target }
 }
 
-@Suite("Basic and JSON requests", .timeLimit(.minutes(3)))
+@Suite("Basic and JSON requests", .offThePool, .timeLimit(.minutes(3)))
 struct RequestTypeTests {
     @Test("BasicConnectionRequest sends a one-off URLRequest and delivers the body")
     func basic() async throws {

@@ -26,7 +26,7 @@ private final class Composed: ConnectionRequest<Data>, @unchecked Sendable {
     override var queryItems: [URLQueryItem] { items }
 }
 
-@Suite("URL composition", .timeLimit(.minutes(3)))
+@Suite("URL composition", .offThePool, .timeLimit(.minutes(3)))
 struct URLCompositionTests {
     private func composed(_ base: String?, _ path: String, _ items: [URLQueryItem] = []) -> String? {
         Composed(base: base, path: path, items: items).url?.absoluteString

@@ -4,7 +4,7 @@ import Testing
 @testable import ConnectionKit
 
 /// The HTTP-date parser behind `Expires`, `Date`, `Last-Modified` and `Retry-After` (RFC 9110 §5.6.7).
-@Suite("HTTP dates: the three formats, strictly (RFC 9110 §5.6.7)", .timeLimit(.minutes(1)))
+@Suite("HTTP dates: the three formats, strictly (RFC 9110 §5.6.7)", .offThePool, .timeLimit(.minutes(1)))
 struct HTTPDateTests {
     /// Sun, 06 Nov 1994 08:49:37 GMT, RFC 9110's example.
     static let example = Date(timeIntervalSince1970: 784_111_777)

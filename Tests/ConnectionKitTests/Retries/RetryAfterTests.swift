@@ -4,7 +4,7 @@ import Foundation
 import Testing
 
 /// `Retry-After` in seconds and as an HTTP date, capped by `maximumRetryAfter`.
-@Suite(.exclusive, .timeLimit(.minutes(20))) struct RetryAfterTests {
+@Suite(.offThePool, .exclusive, .timeLimit(.minutes(20))) struct RetryAfterTests {
     private static func httpDate(_ date: Date) -> String {
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")

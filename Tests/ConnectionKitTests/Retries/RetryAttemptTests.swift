@@ -4,7 +4,7 @@ import Foundation
 import Testing
 
 /// The attempt limit and the exponential backoff, measured from the server's side.
-@Suite(.exclusive, .timeLimit(.minutes(20))) struct RetryAttemptTests {
+@Suite(.offThePool, .exclusive, .timeLimit(.minutes(20))) struct RetryAttemptTests {
     @Test func stopsAtTheAttemptLimitWithTheLastError() async throws {
         let server = try TestServer.started()
         defer { server.stop() }

@@ -66,7 +66,7 @@ final class CancelsWhileArmingDeadline: RetryingRequest, @unchecked Sendable {
 }
 
 /// Cancelling during the backoff wait, and cancels that race the arming of timers.
-@Suite(.exclusive, .timeLimit(.minutes(20))) struct RetryCancelTests {
+@Suite(.offThePool, .exclusive, .timeLimit(.minutes(20))) struct RetryCancelTests {
     @Test func cancelDuringTheBackoffWaitEndsAtOnceAndSendsNothingMore() async throws {
         let server = try TestServer.started()
         defer { server.stop() }

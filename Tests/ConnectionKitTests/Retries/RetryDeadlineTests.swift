@@ -23,7 +23,7 @@ final class DecisionRecordingRequest: RetryingRequest, @unchecked Sendable {
 }
 
 /// The policy's overall `deadline` bounds all attempts and waits together.
-@Suite(.exclusive, .timeLimit(.minutes(20))) struct RetryDeadlineTests {
+@Suite(.offThePool, .exclusive, .timeLimit(.minutes(20))) struct RetryDeadlineTests {
     @Test func theDeadlineCutsAnAttemptShort() async throws {
         let server = try TestServer.started()
         defer { server.stop() }

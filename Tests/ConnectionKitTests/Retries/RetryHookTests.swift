@@ -66,7 +66,7 @@ final class AbsurdWaits: RetryingRequest, @unchecked Sendable {
 }
 
 /// The per-class hook `retryDecision(for:attempt:response:)`.
-@Suite(.exclusive, .timeLimit(.minutes(20))) struct RetryHookTests {
+@Suite(.offThePool, .exclusive, .timeLimit(.minutes(20))) struct RetryHookTests {
     @Test func theHookDecidesFromTheErrorAndTheAttempt() async throws {
         let server = try TestServer.started()
         defer { server.stop() }

@@ -4,7 +4,7 @@ import Foundation
 import Testing
 
 /// Which methods are retried: idempotent ones; POST and PATCH only with an `Idempotency-Key`.
-@Suite(.exclusive, .timeLimit(.minutes(20))) struct RetryMethodTests {
+@Suite(.offThePool, .exclusive, .timeLimit(.minutes(20))) struct RetryMethodTests {
     private func attempts(
         _ method: HTTPMethod, headers: [String: String] = [:], policy: RetryPolicy = testPolicy(attempts: 3)
     ) async throws -> (hits: Int, ending: Ending?, keys: [String?]) {

@@ -12,7 +12,7 @@ final class ProgressRetry: RetryingRequest, @unchecked Sendable {}
 final class EventedRetry: RetryingRequest, @unchecked Sendable {}
 
 /// Retries as the registry, its events and the progress handler show them.
-@Suite(.exclusive, .timeLimit(.minutes(20))) struct RetryObservationTests {
+@Suite(.offThePool, .exclusive, .timeLimit(.minutes(20))) struct RetryObservationTests {
     @Test func theRegistryShowsTheAttemptNumber() async throws {
         let server = try TestServer.started()
         defer { server.stop() }

@@ -7,7 +7,7 @@ import Testing
 #endif
 
 /// The policy's arithmetic, without a server.
-@Suite(.timeLimit(.minutes(3))) struct RetryPolicyUnitTests {
+@Suite(.offThePool, .timeLimit(.minutes(3))) struct RetryPolicyUnitTests {
     private func response(retryAfter: String?) -> ConnectionResponse? {
         ConnectionResponse(
             url: URL(string: "http://127.0.0.1/")!, statusCode: 503, httpVersion: "HTTP/1.1",

@@ -4,7 +4,7 @@ import Foundation
 import Testing
 
 /// Which statuses are retried: 408, 429, 500, 502, 503, 504 by default, or the policy's own set.
-@Suite(.exclusive, .timeLimit(.minutes(20))) struct RetryStatusTests {
+@Suite(.offThePool, .exclusive, .timeLimit(.minutes(20))) struct RetryStatusTests {
     private func hits(for status: Int, policy: RetryPolicy = testPolicy(attempts: 2)) async throws -> Int {
         let server = try TestServer.started()
         defer { server.stop() }

@@ -8,7 +8,7 @@ import Testing
 #endif
 
 /// Which transport errors are retried, and timeouts (`retryOnTimeout(times:)`).
-@Suite(.exclusive, .timeLimit(.minutes(20))) struct RetryTransportErrorTests {
+@Suite(.offThePool, .exclusive, .timeLimit(.minutes(20))) struct RetryTransportErrorTests {
     /// The first attempt meets `fault`, the second gets "ok".
     private func faultThenOK(_ fault: TestFault, policy: RetryPolicy, timeout: TimeInterval = 10) async throws -> (
         Ending?, Int, [TimeInterval]

@@ -9,7 +9,7 @@ import Testing
     import Darwin
 #endif
 
-@Suite("Save to file: bad destinations", .timeLimit(.minutes(1)))
+@Suite("Save to file: bad destinations", .offThePool, .timeLimit(.minutes(1)))
 struct DestinationErrorTests {
     let queue = DispatchQueue(label: "DestinationErrorTests.callbacks")
 

@@ -3,7 +3,7 @@ import ConnectionKitTesting
 import Foundation
 import Testing
 
-@Suite("Save to file: size and SHA-256 checks", .timeLimit(.minutes(1)))
+@Suite("Save to file: size and SHA-256 checks", .offThePool, .timeLimit(.minutes(1)))
 struct IntegrityTests {
     let queue = DispatchQueue(label: "IntegrityTests.callbacks")
     let body = TestBody.generatedBytes(length: 1_000_000, seed: 21)

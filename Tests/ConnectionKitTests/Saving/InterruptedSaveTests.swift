@@ -4,7 +4,7 @@ import Testing
 
 @testable import ConnectionKit
 
-@Suite("Save to file: cancel and interruptions", .timeLimit(.minutes(10)), .exclusive)
+@Suite("Save to file: cancel and interruptions", .offThePool, .timeLimit(.minutes(10)), .exclusive)
 struct InterruptedSaveTests {
     let queue = DispatchQueue(label: "InterruptedSaveTests.callbacks")
 

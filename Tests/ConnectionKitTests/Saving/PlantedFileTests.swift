@@ -39,7 +39,7 @@ final class SwappedPartialDownload: DownloadRequest, @unchecked Sendable {
 /// Files someone else left in the destination folder where a resumable download keeps its partial
 /// file (`.<name>.ckpart`) and its resume record (`.<name>.ckpart-validator`): links, hard links,
 /// FIFOs and other users' files. None of them may be written through, read through or trusted.
-@Suite("Save to file: planted files and links", .timeLimit(.minutes(1)))
+@Suite("Save to file: planted files and links", .offThePool, .timeLimit(.minutes(1)))
 struct PlantedFileTests {
     let queue = DispatchQueue(label: "PlantedFileTests.callbacks")
     /// What the server holds: longer than every planted file, so that a resume would append to it.

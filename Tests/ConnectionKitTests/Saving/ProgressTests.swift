@@ -3,7 +3,7 @@ import ConnectionKitTesting
 import Foundation
 import Testing
 
-@Suite("Save to file: progress", .timeLimit(.minutes(10)), .exclusive)
+@Suite("Save to file: progress", .offThePool, .timeLimit(.minutes(10)), .exclusive)
 struct ProgressTests {
     let queue = DispatchQueue(label: "ProgressTests.callbacks")
 

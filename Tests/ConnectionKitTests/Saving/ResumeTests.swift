@@ -60,7 +60,7 @@ final class FileOrigin: @unchecked Sendable {
     }
 }
 
-@Suite("Save to file: resuming", .timeLimit(.minutes(1)))
+@Suite("Save to file: resuming", .offThePool, .timeLimit(.minutes(1)))
 struct ResumeTests {
     let queue = DispatchQueue(label: "ResumeTests.callbacks")
     let length = 3 * 1_024 * 1_024

@@ -3,7 +3,7 @@ import Testing
 
 @testable import ConnectionKit
 
-@Suite("SHA-256", .timeLimit(.minutes(3)))
+@Suite("SHA-256", .offThePool, .timeLimit(.minutes(3)))
 struct SHA256Tests {
     @Test("FIPS 180-4 / NIST test vectors")
     func knownVectors() {

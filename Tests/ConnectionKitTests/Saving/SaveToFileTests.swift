@@ -7,7 +7,7 @@ import Testing
     import FoundationNetworking
 #endif
 
-@Suite("Save to file", .timeLimit(.minutes(10)), .exclusive)
+@Suite("Save to file", .offThePool, .timeLimit(.minutes(10)), .exclusive)
 struct SaveToFileTests {
     let queue = DispatchQueue(label: "SaveToFileTests.callbacks")
 

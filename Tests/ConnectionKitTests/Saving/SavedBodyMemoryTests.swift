@@ -5,7 +5,7 @@ import Testing
 
 /// What saving a large body costs in memory, read as the true peak (`VmHWM`) of a child process that does only
 /// that (`ChildProcessHelper save-to-file`): the test process's own peak counts every test running beside it.
-@Suite("Saved body memory", .timeLimit(.minutes(20)), .exclusive)
+@Suite("Saved body memory", .offThePool, .timeLimit(.minutes(20)), .exclusive)
 struct SavedBodyMemoryTests {
     @Test("saving 96 MiB while checking its SHA-256 holds at most 32 MiB more than before, at the true peak")
     func peakStaysBounded() async throws {

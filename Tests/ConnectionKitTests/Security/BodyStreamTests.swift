@@ -23,7 +23,7 @@ private final class StreamedBodyRequest: ConnectionRequest<Data>, @unchecked Sen
 
 /// A body given as `httpBodyStream` is refused with `invalidRequest` before anything is sent, on both
 /// transports (`CONNECTIONKIT_TEST_TRANSPORT=libcurl`): libcurl would send it empty without an error.
-@Suite("An httpBodyStream body is refused before sending", .timeLimit(.minutes(1)))
+@Suite("An httpBodyStream body is refused before sending", .offThePool, .timeLimit(.minutes(1)))
 struct BodyStreamTests {
     @Test("a request with an httpBodyStream fails with invalidRequest naming it; the server sees no connection")
     func refusedBeforeSending() async throws {

@@ -26,7 +26,7 @@ private final class CURLBodyProbe: ConnectionRequest<Data>, @unchecked Sendable 
 
 /// `cURLDescription` pasted into a shell sends what the request sends: no byte of a body is read by curl
 /// as a directive (a leading `@` names a file to upload with `--data-binary` and `--data`).
-@Suite(.timeLimit(.minutes(2))) struct CURLDirectiveTests {
+@Suite(.offThePool, .timeLimit(.minutes(2))) struct CURLDirectiveTests {
     /// Runs `command` with `/bin/sh -c` as a user pasting it would, its output to a file; `nil` (and an
     /// issue) when it does not end within 30 s.
     private func runShell(_ command: String) async throws -> Int32? {

@@ -9,7 +9,7 @@ import Testing
 
 /// A server that echoes a secret it received, with a combining mark after it, so that the secret and the
 /// mark form one grapheme: body previews and echoed headers still scrub the secret. Run on both transports.
-@Suite(.timeLimit(.minutes(2))) struct EchoedSecretTests {
+@Suite(.offThePool, .timeLimit(.minutes(2))) struct EchoedSecretTests {
     /// Whether the UTF-8 of `text` contains that of `part`: `String.contains` compares graphemes, and a
     /// secret followed by a combining mark is not one of its graphemes.
     private static func bytes(of text: String, contain part: String) -> Bool {

@@ -8,7 +8,7 @@
     /// parses it in linear time and refuses it (`responseTooLarge`), and another origin's request is
     /// served meanwhile. URLSession parses the head inside FoundationNetworking, out of ConnectionKit's
     /// reach, for minutes on its one serial queue (docs/linux.md), hence libcurl only.
-    @Suite("A head of 76,000 lines with one name (libcurl)", .timeLimit(.minutes(1)))
+    @Suite("A head of 76,000 lines with one name (libcurl)", .offThePool, .timeLimit(.minutes(1)))
     struct HeaderFloodTests {
         /// 76,000 `a:` lines: 304,000 bytes, just under libcurl's own 300 KiB bound on a head.
         static let head =

@@ -35,7 +35,7 @@ private final class ShapedRequest: ConnectionRequest<Data>, @unchecked Sendable 
 /// behind the body. Such a request fails with `invalidRequest` naming the hook and the header, before a
 /// connection is opened. So do header values with control characters other than tab, and header fields
 /// too large for any server. Run on both transports (`CONNECTIONKIT_TEST_TRANSPORT=libcurl`).
-@Suite(.timeLimit(.minutes(2))) struct HookFramingTests {
+@Suite(.offThePool, .timeLimit(.minutes(2))) struct HookFramingTests {
     /// What a hostile body carries after its first three bytes: a whole second request.
     private static let smuggling = "abcGET /smuggled HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 0\r\n\r\n"
 

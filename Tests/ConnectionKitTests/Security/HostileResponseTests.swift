@@ -9,7 +9,7 @@ import Testing
 
 /// What a hostile server can send back: a `Content-Length` past `Int64`, credentials in a redirect's
 /// `Location`. Run on both transports (`CONNECTIONKIT_TEST_TRANSPORT=libcurl`).
-@Suite(.timeLimit(.minutes(2))) struct HostileResponseTests {
+@Suite(.offThePool, .timeLimit(.minutes(2))) struct HostileResponseTests {
     @Test(
         "a Content-Length past Int64 with a body cut short is a failure, never a success",
         arguments: ["9223372036854775808", "18446744073709551616", "99999999999999999999999", "0009223372036854775808"])

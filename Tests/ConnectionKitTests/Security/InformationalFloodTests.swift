@@ -7,7 +7,7 @@
     /// Interim responses carry no answer: a server that sends `100 Continue` forever must not keep a
     /// request alive past its idle timeout (issue 30). Over URLSession, FoundationNetworking handed each
     /// one over as a response, which restarted the idle timeout; the request ran forever.
-    @Suite("A stream of 100 Continue does not defeat the idle timeout", .timeLimit(.minutes(1)))
+    @Suite("A stream of 100 Continue does not defeat the idle timeout", .offThePool, .timeLimit(.minutes(1)))
     struct InformationalFloodTests {
         final class Patient: ConnectionRequest<Data>, @unchecked Sendable {
             // Safe: only immutable stored properties.

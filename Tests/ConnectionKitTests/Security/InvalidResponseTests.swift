@@ -8,7 +8,7 @@ import Testing
 #endif
 
 /// Responses that are not valid HTTP fail with a typed error, and printing JSON of any depth works.
-@Suite(.timeLimit(.minutes(2))) struct InvalidResponseTests {
+@Suite(.offThePool, .timeLimit(.minutes(2))) struct InvalidResponseTests {
     private func ending(of response: TestResponse, headerLimit: Int = 128 * 1024) async throws -> Ending? {
         let server = try TestServer.started()
         defer { server.stop() }

@@ -10,7 +10,7 @@ import Testing
 /// Multipart injection: a part header (content type, name, filename) or a custom boundary that would
 /// end a line, a boundary RFC 2046 does not allow, and a boundary that occurs inside a part (which
 /// would forge an extra part) all fail the request with `invalidRequest` before anything is sent.
-@Suite(.timeLimit(.minutes(2))) struct MultipartInjectionTests {
+@Suite(.offThePool, .timeLimit(.minutes(2))) struct MultipartInjectionTests {
     /// Posts `form` to a fresh server and returns the `invalidRequest` reason, checking nothing was sent.
     private func refused(_ form: MultipartForm, sourceLocation: SourceLocation = #_sourceLocation) async throws
         -> String

@@ -10,7 +10,7 @@ import Testing
 /// A status line without a reason phrase and a chunked body with trailer fields: valid HTTP/1.1 (RFC 9112
 /// §4 makes the reason optional, §7.1.2 allows trailers) that FoundationNetworking cannot read. Run on both
 /// transports (`CONNECTIONKIT_TEST_TRANSPORT=libcurl`).
-@Suite(.timeLimit(.minutes(2))) struct OddStatusAndTrailerTests {
+@Suite(.offThePool, .timeLimit(.minutes(2))) struct OddStatusAndTrailerTests {
     private static var onLibcurl: Bool { ConnectionTransport.default.name == "libcurl" }
 
     private func ending(of bytes: String) async throws -> Ending? {

@@ -27,7 +27,7 @@
     /// next request: libcurl before 8.0 would read those bytes as that request's answer. ConnectionKit's
     /// libcurl transport looks at a pooled connection before it sends on it (docs/security.md).
     /// URLSession's pool is out of ConnectionKit's reach (docs/linux.md), hence libcurl only.
-    @Suite("Poisoned keep-alive connections (libcurl)", .timeLimit(.minutes(1)))
+    @Suite("Poisoned keep-alive connections (libcurl)", .offThePool, .timeLimit(.minutes(1)))
     struct PoisonedConnectionTests {
         /// The complete first answer the stray bytes follow.
         enum FirstAnswer: String, CaseIterable, Sendable, CustomTestStringConvertible {

@@ -27,7 +27,7 @@ import Testing
     /// `Proxy-Authorization` to the server; a hostile server echoes it in its body. The credential is the
     /// transport's, not the request's, and must still never be shown. (Per-class proxies are libcurl's
     /// alone: URLSession refuses them before sending, see ProxyTests.)
-    @Suite("Proxy credential leaks", .timeLimit(.minutes(2)))
+    @Suite("Proxy credential leaks", .offThePool, .timeLimit(.minutes(2)))
     struct ProxyCredentialLeakTests {
         @Test(
             "libcurl: a proxy credential echoed by the server is scrubbed from debug output and the history (body and headers)",

@@ -9,7 +9,7 @@ import Testing
 
 /// No secret in any error: reasons, underlying transport errors, redirects to other origins, and
 /// query items after a `;` separator.
-@Suite(.timeLimit(.minutes(2))) struct SecretLeakTests {
+@Suite(.offThePool, .timeLimit(.minutes(2))) struct SecretLeakTests {
     private static let password = "hunter2-password"
     private static let token = "s3cret-query-token"
 

@@ -13,7 +13,7 @@ final class AuthorizedRequest: RetryingRequest, @unchecked Sendable {
 }
 
 /// Credentials across redirects, the redirect limit, and body and header size limits.
-@Suite(.exclusive, .timeLimit(.minutes(20))) struct SecurityTests {
+@Suite(.offThePool, .exclusive, .timeLimit(.minutes(20))) struct SecurityTests {
     private static let secrets = ["Authorization": "Bearer secret", "Cookie": "session=1", "X-Trace": "kept"]
 
     /// Redirects from `origin` to `target`'s `/land` and returns the request that landed.

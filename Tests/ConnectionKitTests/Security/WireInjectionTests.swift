@@ -10,7 +10,7 @@ import Testing
 /// Request smuggling and header injection: a method, header name or header value holding bytes that
 /// would end a line on the wire fails the request with `invalidRequest`, naming the hook and the header,
 /// before a connection is opened; it is never sent, and never silently dropped.
-@Suite(.timeLimit(.minutes(2))) struct WireInjectionTests {
+@Suite(.offThePool, .timeLimit(.minutes(2))) struct WireInjectionTests {
     /// Runs `hooks` (pointed at a fresh server's `/target`) and returns the `invalidRequest` reason,
     /// checking that the server never saw a connection.
     private func refusedBeforeSending(

@@ -6,7 +6,7 @@ private struct Item: Decodable, Sendable, Equatable {
     let n: Int
 }
 
-@Suite("JSONLinesDecoder and LineDecoder cut lines as they arrive", .timeLimit(.minutes(1)))
+@Suite("JSONLinesDecoder and LineDecoder cut lines as they arrive", .offThePool, .timeLimit(.minutes(1)))
 struct JSONLinesDecoderTests {
     @Test("each line decodes as one value; lines split across chunks, CRLF and a last line without LF work")
     func decodesLines() throws {

@@ -7,7 +7,7 @@ import Testing
 /// A server that drops every connection, or asks for absurd `retry` times, sets neither the pace nor
 /// the end of an event stream's reconnections (issue 30): `retry` has a floor and a cap, and
 /// connections that drop in a row back off.
-@Suite("Server-sent events: a server cannot storm or park the reconnections", .timeLimit(.minutes(2)))
+@Suite("Server-sent events: a server cannot storm or park the reconnections", .offThePool, .timeLimit(.minutes(2)))
 struct ReconnectStormTests {
     /// Runs `request` to its end (the policy's deadline) and returns the server's hits on `/feed`.
     private func hits(after request: Feed, on server: TestServer) async -> Int {

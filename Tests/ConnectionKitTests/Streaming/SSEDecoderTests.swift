@@ -23,7 +23,7 @@ private func decodeBytewise(_ text: String) throws -> [ServerSentEvent] {
     try decode(Array(text.utf8).map { [$0] }).0
 }
 
-@Suite("SSEDecoder follows the WHATWG EventSource parsing rules", .timeLimit(.minutes(1)))
+@Suite("SSEDecoder follows the WHATWG EventSource parsing rules", .offThePool, .timeLimit(.minutes(1)))
 struct SSEDecoderTests {
     // MARK: - The specification's own examples
 

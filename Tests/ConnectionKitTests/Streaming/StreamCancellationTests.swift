@@ -18,7 +18,8 @@ private final class RegistryCancelledFeed: Feed, @unchecked Sendable {}
 /// How long the recorder watches for a late element or a second ending.
 private let settleWindow: TimeInterval = 0.5
 
-@Suite("Cancelling a stream mid-way ends it once, with no element after the ending", .timeLimit(.minutes(2)))
+@Suite(
+    "Cancelling a stream mid-way ends it once, with no element after the ending", .offThePool, .timeLimit(.minutes(2)))
 struct StreamCancellationTests {
     /// Who cancels the stream mid-way.
     enum Canceller: String, CaseIterable, Sendable, CustomTestStringConvertible {

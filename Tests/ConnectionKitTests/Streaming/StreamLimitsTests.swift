@@ -46,7 +46,7 @@ private func fastEvents(_ server: TestServer, path: String, count: Int, size: In
     }
 }
 
-@Suite("Streams: JSON lines, idle time, and the bound on a slow consumer", .timeLimit(.minutes(10)))
+@Suite("Streams: JSON lines, idle time, and the bound on a slow consumer", .offThePool, .timeLimit(.minutes(10)))
 struct StreamLimitsTests {
     @Test("JSONLinesRequest decodes each line and ignores empty ones")
     func jsonLines() async throws {

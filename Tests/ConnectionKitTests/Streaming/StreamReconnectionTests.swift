@@ -3,7 +3,7 @@ import ConnectionKitTesting
 import Foundation
 import Testing
 
-@Suite("Server-sent events reconnect as EventSource does", .timeLimit(.minutes(10)))
+@Suite("Server-sent events reconnect as EventSource does", .offThePool, .timeLimit(.minutes(10)))
 struct StreamReconnectionTests {
     @Test("after a drop mid-event the request reconnects with Last-Event-ID and gets every event once")
     func resumesWithLastEventID() async throws {

@@ -37,7 +37,7 @@ class Feed: ServerSentEventsRequest, @unchecked Sendable {
 /// Reconnects quickly: three attempts in a row without an event, 20 ms apart.
 let quickReconnect = RetryPolicy(maximumAttempts: 3, initialBackoff: 0.02, jitter: 0)
 
-@Suite("Streaming requests deliver elements in order and end once", .timeLimit(.minutes(2)))
+@Suite("Streaming requests deliver elements in order and end once", .offThePool, .timeLimit(.minutes(2)))
 struct StreamingRequestTests {
     @Test("events arrive in order through the element handler, then the completion with their count")
     func deliversInOrder() async throws {

@@ -9,7 +9,7 @@ import Testing
 
 /// The validator's entry point on plain values, and the pieces the request path relies on: the boundary
 /// scanner, the redaction of `;` query items and of URLs inside transport errors.
-@Suite(.timeLimit(.minutes(1))) struct WireValidationTests {
+@Suite(.offThePool, .timeLimit(.minutes(1))) struct WireValidationTests {
     private func violation(
         method: String? = nil, headers: [(name: String, value: String)] = [], form: MultipartForm? = nil
     ) -> WireValidation.Violation? {

@@ -12,7 +12,7 @@ import Testing
 
     /// TLS over the libcurl transport against real servers on loopback (nginx and `openssl s_server`)
     /// with certificates made for each test by `openssl`.
-    @Suite("TLS on the libcurl transport", .timeLimit(.minutes(10)), .exclusive)
+    @Suite("TLS on the libcurl transport", .offThePool, .timeLimit(.minutes(10)), .exclusive)
     struct CurlTLSTests {
         @Test("a server certificate is trusted through the class's CA (a file, or bytes beside the system store)")
         func trustedThroughTheClassCA() async throws {

@@ -6,7 +6,7 @@ import Testing
     /// libcurl matches a pooled TLS connection by the client certificate, not by its key: a request
     /// whose key cannot be used must not ride on a connection that another request opened with a usable
     /// one (issue 30). Mutual TLS is libcurl's alone (URLSession on Linux has no client certificates).
-    @Suite("Mutual TLS on pooled connections (libcurl)", .timeLimit(.minutes(10)), .exclusive)
+    @Suite("Mutual TLS on pooled connections (libcurl)", .offThePool, .timeLimit(.minutes(10)), .exclusive)
     struct PooledClientCertificateTests {
         @Test("a request whose key is unusable fails even when a connection with a usable key is pooled")
         func unusableKeyNeverRidesAPooledConnection() async throws {

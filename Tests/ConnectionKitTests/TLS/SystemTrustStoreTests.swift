@@ -7,7 +7,7 @@ import Testing
     import CCurlShim
 
     /// The system's CA store is found the way libcurl finds it, with the distributions' bundles as the fallback.
-    @Suite("The system trust store for libcurl", .timeLimit(.minutes(1)))
+    @Suite("The system trust store for libcurl", .offThePool, .timeLimit(.minutes(1)))
     struct SystemTrustStoreTests {
         @Test(
             "the bundle is libcurl's own default when libcurl reports one that exists, else a known bundle; named alone"

@@ -7,7 +7,7 @@ import Testing
 
 /// URLSession cannot honour a class's TLS configuration beyond the default (on Linux at all; on Apple
 /// platforms not yet): such a class fails before anything is sent, with an error that names libcurl.
-@Suite("TLS over URLSession", .timeLimit(.minutes(2)))
+@Suite("TLS over URLSession", .offThePool, .timeLimit(.minutes(2)))
 struct URLSessionTLSTests {
     static let configurations: [(String, TLSConfiguration)] = [
         ("pins", TLSConfiguration(pinnedPublicKeys: [String(repeating: "A", count: 43) + "="])),

@@ -8,7 +8,7 @@ import Testing
     import FoundationNetworking
 
     /// How the libcurl transport shares one host's connection limit across its in-memory loops.
-    @Suite("The libcurl transport's loops: admission per host", .timeLimit(.minutes(2)))
+    @Suite("The libcurl transport's loops: admission per host", .offThePool, .timeLimit(.minutes(2)))
     struct CurlAdmissionTests {
         /// A transfer to `url` that is never started (the admission only reads its host).
         static func transfer(_ url: String) throws -> CurlTransfer {

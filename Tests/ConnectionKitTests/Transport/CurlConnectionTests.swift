@@ -8,7 +8,8 @@ import Testing
 
     /// What the libcurl transport does with connections, cookies, request bodies and oversized headers.
     @Suite(
-        "The libcurl transport: connections, cookies, request bodies, header size", .timeLimit(.minutes(10)), .exclusive
+        "The libcurl transport: connections, cookies, request bodies, header size", .offThePool,
+        .timeLimit(.minutes(10)), .exclusive
     )
     struct CurlConnectionTests {
         @Test("libcurl: 20 sequential requests to one server use one connection")

@@ -106,7 +106,7 @@ import Testing
 
     /// Flow control on the libcurl transport: a consumer that falls behind pauses the socket rather
     /// than failing (streams) or queueing without bound (bodies saved to a file).
-    @Suite("libcurl flow control", .timeLimit(.minutes(10)), .exclusive)
+    @Suite("libcurl flow control", .offThePool, .timeLimit(.minutes(10)), .exclusive)
     struct CurlFlowControlTests {
         @Test("a slow stream consumer on libcurl gets every element in order, with at most the bound waiting")
         func slowStreamConsumerLosesNothing() async throws {

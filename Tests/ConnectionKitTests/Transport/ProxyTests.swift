@@ -25,7 +25,7 @@ import Testing
     }
 
     /// The per-class proxy, through a real tinyproxy started by each test.
-    @Suite("Proxies", .timeLimit(.minutes(10)), .exclusive)
+    @Suite("Proxies", .offThePool, .timeLimit(.minutes(10)), .exclusive)
     struct ProxyTests {
         private static let user = "ckproxyuser"
         private static let password = "Pr0xyPassw0rdXyz"
@@ -160,7 +160,7 @@ import Testing
     /// libcurl transport leaves them alone when no class proxy is set. In a child process, whose
     /// environment is its own (libcurl reads it at each transfer, so setting it here would reroute
     /// the other tests' requests).
-    @Suite("Proxies from the environment", .timeLimit(.minutes(10)), .exclusive)
+    @Suite("Proxies from the environment", .offThePool, .timeLimit(.minutes(10)), .exclusive)
     struct EnvironmentProxyTests {
         @Test(
             "libcurl: http_proxy routes a request through the proxy, and no_proxy exempts the host",

@@ -7,7 +7,7 @@ import Testing
     import FoundationNetworking
 
     /// Metrics per attempt: every field over libcurl; over URLSession on Linux only ConnectionKit's own timings.
-    @Suite("Transport metrics", .timeLimit(.minutes(10)), .exclusive)
+    @Suite("Transport metrics", .offThePool, .timeLimit(.minutes(10)), .exclusive)
     struct TransportMetricsTests {
         @Test(
             "libcurl: a fresh connection reports name lookup, connect and not reused; the next request to the server reuses it"

@@ -6,7 +6,7 @@ import Testing
 
 /// The HAR export loads in a real HAR consumer (haralyzer, from PyPI), marks live requests
 /// incomplete and carries no secret.
-@Suite(.timeLimit(.minutes(1))) struct HARExportTests {
+@Suite(.offThePool, .timeLimit(.minutes(1))) struct HARExportTests {
     /// Loads the HAR file named by argv[1] with haralyzer and prints one JSON line per entry as
     /// haralyzer read it. Exits 3 when haralyzer is missing.
     static let checker = """

@@ -6,7 +6,7 @@ import Testing
 
 /// The registry's history records every ended run with redacted fields and per-attempt timings, and
 /// answers queries by class (subclasses included), outcome and time.
-@Suite(.timeLimit(.minutes(1))) struct HistoryTests {
+@Suite(.offThePool, .timeLimit(.minutes(1))) struct HistoryTests {
     let apiKey = "key-\(UUID().uuidString)"
     let token = "tok-\(UUID().uuidString)"
     let cookie = "sid-\(UUID().uuidString)"

@@ -6,7 +6,7 @@ import Testing
 
 /// Per-class statistics: counts by outcome and error kind, retries, bytes and latency percentiles,
 /// in fixed memory; the history keeps only its capacity's worth of runs, however many end.
-@Suite(.timeLimit(.minutes(2))) struct StatisticsTests {
+@Suite(.offThePool, .timeLimit(.minutes(2))) struct StatisticsTests {
     @Test func realRunsAreCountedByOutcomeKindRetriesAndBytes() async throws {
         let server = try TestServer.started()
         defer { server.stop() }

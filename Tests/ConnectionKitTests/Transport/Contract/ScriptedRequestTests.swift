@@ -26,7 +26,7 @@ private final class OverScript: ConnectionRequest<Data>, @unchecked Sendable {
 /// The request's side of the transport contract, through the scripted fake: what real transports do
 /// only rarely (a transfer that ends before `startTransfer` returns) or only when they misbehave
 /// (no response, metrics after the completion). Lifecycle logic, checked without sockets.
-@Suite("Requests over the scripted transport", .timeLimit(.minutes(2)))
+@Suite("Requests over the scripted transport", .offThePool, .timeLimit(.minutes(2)))
 struct ScriptedRequestTests {
     @Test("a transfer that completes before startTransfer returns ends its request once, with its body")
     func completesBeforeStartReturns() async throws {

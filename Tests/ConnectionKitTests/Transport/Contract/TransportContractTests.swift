@@ -11,7 +11,7 @@ import Testing
 /// The written contract of `Transport/Transport.swift`, one test per point, run on the scripted fake,
 /// URLSession and libcurl (the real ones against a `TestServer` on loopback, through the transport seam
 /// with no request in between). A transport that breaks a point fails the test that names it.
-@Suite("The transport contract", .timeLimit(.minutes(10)), .exclusive)
+@Suite("The transport contract", .offThePool, .timeLimit(.minutes(10)), .exclusive)
 struct TransportContractTests {
     /// "hello, contract\n", compressed by `gzip -9n`.
     static let gzipped = Data([

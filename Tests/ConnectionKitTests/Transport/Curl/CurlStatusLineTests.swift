@@ -5,7 +5,7 @@ import Testing
 
 #if canImport(FoundationNetworking)
     /// The libcurl transport reads a status line in place; a server's odd lines must read as before.
-    @Suite("The libcurl transport's status line")
+    @Suite("The libcurl transport's status line", .offThePool)
     struct CurlStatusLineTests {
         /// What the transport read before it parsed in place: the words split at spaces, the second as an Int.
         static func splitReading(_ line: String) -> (String, Int) {

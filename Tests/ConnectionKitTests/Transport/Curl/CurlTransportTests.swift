@@ -31,7 +31,7 @@ import Testing
 
     /// Servers that crash or hang URLSession on Linux end in typed errors over libcurl, and the
     /// transport keeps working after them.
-    @Suite("The libcurl transport", .timeLimit(.minutes(10)), .exclusive)
+    @Suite("The libcurl transport", .offThePool, .timeLimit(.minutes(10)), .exclusive)
     struct CurlTransportTests {
         @Test("libcurl loads on this machine and names itself")
         func loads() throws {

@@ -5,7 +5,7 @@
     @testable import ConnectionKit
 
     /// The delegate queue of the session for saved bodies holds URLSession's work thread back while it is full.
-    @Suite("Bounded delegate queue", .timeLimit(.minutes(2)))
+    @Suite("Bounded delegate queue", .offThePool, .timeLimit(.minutes(2)))
     struct BoundedDelegateQueueTests {
         /// Counts what was queued and what ran.
         final class Tally: @unchecked Sendable {

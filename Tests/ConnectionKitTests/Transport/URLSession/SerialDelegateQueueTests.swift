@@ -5,7 +5,7 @@
     @testable import ConnectionKit
 
     /// The delegate queue of the session for bodies kept in memory runs URLSession's calls in order, one at a time.
-    @Suite("Serial delegate queue", .timeLimit(.minutes(2)))
+    @Suite("Serial delegate queue", .offThePool, .timeLimit(.minutes(2)))
     struct SerialDelegateQueueTests {
         /// What the calls saw: the order they ran in, and whether one started while another was running.
         final class Runs: @unchecked Sendable {

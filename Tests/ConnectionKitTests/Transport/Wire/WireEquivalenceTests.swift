@@ -96,7 +96,7 @@ import Testing
     /// What each real transport puts on the wire for the same request: the same request line, the same
     /// header fields and the same body, but for the fields docs/linux.md lists ("What differs on the
     /// wire"), which only URLSession adds. A new difference, either way, fails the suite.
-    @Suite("Wire equivalence of URLSession and libcurl", .timeLimit(.minutes(10)), .exclusive)
+    @Suite("Wire equivalence of URLSession and libcurl", .offThePool, .timeLimit(.minutes(10)), .exclusive)
     struct WireEquivalenceTests {
         /// The fields FoundationNetworking adds to every request unless the request has them, and that the
         /// libcurl transport does not add (docs/linux.md, "What differs on the wire"): name, and whether a

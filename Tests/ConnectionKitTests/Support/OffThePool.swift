@@ -1,0 +1,68 @@
+import Foundation
+import Testing
+
+/// Runs a suite's tests on threads of the test run's own instead of Swift's cooperative pool.
+///
+/// The pool has one thread per core (two on CI). A test that blocks its thread — product code that
+/// fsyncs, a synchronous parse of a large input, Foundation's own waits — held one of the two, and at the
+/// start of a parallel run every other test's task waited behind a few of them while its own deadlines
+/// (`within(30, …)`) ran out. On these threads a blocked test holds only its own; the CPU is still shared by
+/// the OS, so a test's time limits still measure a loaded machine.
+struct OffThePool: SuiteTrait, TestTrait, TestScoping {
+    var isRecursive: Bool { true }
+
+    func provideScope(
+        for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
+    ) async throws {
+        guard testCase != nil || !test.isSuite else { return try await function() }
+        try await withTaskExecutorPreference(TestThreads.shared) { try await function() }
+    }
+}
+
+extension Trait where Self == OffThePool {
+    /// Runs the tests on the test run's own threads, not on Swift's cooperative pool (``OffThePool``).
+    static var offThePool: Self { OffThePool() }
+}
+
+/// A fixed set of threads that run the jobs of the tests' tasks, first in first out.
+final class TestThreads: TaskExecutor, @unchecked Sendable {
+    // Safe: `jobs` is only touched with `condition` locked.
+    static let shared = TestThreads(count: 24)
+
+    private let condition = NSCondition()
+    private var jobs: [UnownedJob] = []
+    private var head = 0
+
+    private init(count: Int) {
+        for index in 0..<count {
+            let thread = Thread { [self] in work() }
+            thread.name = "tests-\(index)"
+            thread.stackSize = 8 << 20
+            thread.start()
+        }
+    }
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        condition.lock()
+        jobs.append(job)
+        condition.signal()
+        condition.unlock()
+    }
+
+    private func work() {
+        let executor = asUnownedTaskExecutor()
+        while true {
+            condition.lock()
+            while head == jobs.count { condition.wait() }
+            let job = jobs[head]
+            head += 1
+            if head > 1_024, head * 2 > jobs.count {
+                jobs.removeFirst(head)
+                head = 0
+            }
+            condition.unlock()
+            job.runSynchronously(on: executor)
+        }
+    }
+}
