@@ -7,13 +7,19 @@ import Dispatch
 /// work (a test run's first seconds, a service's parsing) delayed a run's processing past its deadline. On
 /// the processing queue they get a thread of their own, as a transport's completion always did; the task,
 /// its task-locals and its cancellation are the caller's.
-final class ProcessingExecutor: TaskExecutor {
-    private let queue: DispatchQueue
+///
+/// The conformance to `TaskExecutor` is available where task executors are (Linux; macOS 15, iOS 18 and
+/// their peers); elsewhere ``ConnectionClient/whileAwaitingARun(_:)`` waits where the task runs.
+final class ProcessingExecutor: Sendable {
+    fileprivate let queue: DispatchQueue
 
     init(queue: DispatchQueue) {
         self.queue = queue
     }
+}
 
+@available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
+extension ProcessingExecutor: TaskExecutor {
     func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
         let executor = asUnownedTaskExecutor()

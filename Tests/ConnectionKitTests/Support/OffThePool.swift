@@ -15,6 +15,9 @@ struct OffThePool: SuiteTrait, TestTrait, TestScoping {
         for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
     ) async throws {
         guard testCase != nil || !test.isSuite else { return try await function() }
+        guard #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *) else {
+            return try await function()
+        }
         try await withTaskExecutorPreference(TestThreads.shared) { try await function() }
     }
 }
@@ -25,7 +28,7 @@ extension Trait where Self == OffThePool {
 }
 
 /// A fixed set of threads that run the jobs of the tests' tasks, first in first out.
-final class TestThreads: TaskExecutor, @unchecked Sendable {
+final class TestThreads: @unchecked Sendable {
     // Safe: `jobs` is only touched with `condition` locked.
     static let shared = TestThreads(count: 24)
 
@@ -42,8 +45,7 @@ final class TestThreads: TaskExecutor, @unchecked Sendable {
         }
     }
 
-    func enqueue(_ job: consuming ExecutorJob) {
-        let job = UnownedJob(job)
+    fileprivate func append(_ job: UnownedJob) {
         condition.lock()
         jobs.append(job)
         condition.signal()
@@ -51,6 +53,7 @@ final class TestThreads: TaskExecutor, @unchecked Sendable {
     }
 
     private func work() {
+        guard #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *) else { return }
         let executor = asUnownedTaskExecutor()
         while true {
             condition.lock()
@@ -64,5 +67,12 @@ final class TestThreads: TaskExecutor, @unchecked Sendable {
             condition.unlock()
             job.runSynchronously(on: executor)
         }
+    }
+}
+
+@available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
+extension TestThreads: TaskExecutor {
+    func enqueue(_ job: consuming ExecutorJob) {
+        append(UnownedJob(job))
     }
 }
