@@ -63,8 +63,9 @@ public struct ConnectionError: Error, Sendable, LocalizedError, CustomStringConv
         return nil
     }
 
-    /// Why the request could not be built, for an `invalidRequest` error, or why its transport cannot run, for a
-    /// `transportUnavailable` one; otherwise `nil`.
+    /// Why the request could not be built, for an `invalidRequest` error, why its transport cannot run, for a
+    /// `transportUnavailable` one, or why its streamed body could not be sent, for a `bodyNotReplayable` or
+    /// `requestBodyFailed` one; otherwise `nil`.
     public var reason: String? {
         if case .reason(let reason) = kind.detail { return reason }
         return nil
@@ -139,6 +140,10 @@ public struct ConnectionError: Error, Sendable, LocalizedError, CustomStringConv
             return "\(name) was not started: its ConnectionClient is shut down."
         case .transportUnavailable:
             return "\(name) was not sent: its transport is unavailable: \(reason ?? "unknown")"
+        case .bodyNotReplayable:
+            return "\(name) was not sent again: \(reason ?? "its streamed body is single-use.")"
+        case .requestBodyFailed:
+            return "\(name) failed while sending its body: \(reason ?? details)"
         case .other:
             return "\(name) failed: \(details)"
         }

@@ -13,7 +13,8 @@ struct ErrorKindTests {
         (.transport, "transport"), (.unacceptableStatusCode, "unacceptableStatusCode"), (.parsing, "parsing"),
         (.fileSystem, "fileSystem"), (.responseTooLarge, "responseTooLarge"), (.tooManyRedirects, "tooManyRedirects"),
         (.streamBufferFull, "streamBufferFull"), (.tls, "tls"), (.clientShutDown, "clientShutDown"),
-        (.transportUnavailable, "transportUnavailable"), (.other, "other"),
+        (.transportUnavailable, "transportUnavailable"), (.bodyNotReplayable, "bodyNotReplayable"),
+        (.requestBodyFailed, "requestBodyFailed"), (.other, "other"),
     ]
 
     @Test func everyKindKeepsItsName() {
