@@ -126,6 +126,25 @@ struct StreamedBodyTests {
         #expect(producer.sequences == 1)
     }
 
+    @Test("unknown length reaches nginx chunked, and the file it stores is byte-identical (digest compared)")
+    func unknownLengthReachesNginxChunked() async throws {
+        let fixture = try TLSFixture(makingCertificates: false)
+        defer { fixture.stop() }
+        let port = try fixture.startUploadNginx()
+        let url = try #require(URL(string: "http://127.0.0.1:\(port)/stored.bin"))
+        let producer = CountingProducer(chunkSize: 48 * 1024 + 3)
+        let length: Int64 = 6 << 20
+        let upload = StreamedUpload(
+            url, body: StreamedBody { producer.chunks(length: length) }, over: try Self.libcurl(), method: .put)
+        _ = try await upload.value()
+        #expect(upload.urlResponse?.statusCode == 201)
+        #expect(fixture.accessLog(atLeast: 1) == ["PUT /stored.bin 201 te=chunked cl="])
+        let stored = try Data(contentsOf: fixture.file("static/stored.bin"))
+        var digest = TestBodyDigest()
+        digest.update(stored)
+        #expect(digest == producer.digest(of: length))
+    }
+
     @Test("known length: sent with that Content-Length, not chunked, with upload progress to the whole length")
     func knownLengthSentWithContentLength() async throws {
         let server = try TestServer.started()
@@ -151,7 +170,7 @@ struct StreamedBodyTests {
         #expect(uploads.last?.fractionCompleted == 1)
     }
 
-    @Test("unknown length: upload progress counts the bytes sent, with no expected length or fraction")
+    @Test("unknown length: upload progress counts the bytes sent, its length and fraction known only at the end")
     func unknownLengthProgress() async throws {
         let server = try TestServer.started()
         defer { server.stop() }
@@ -163,8 +182,11 @@ struct StreamedBodyTests {
         upload.progressHandler = { progress in reports.withLock { $0.append(progress) } }
         #expect(String(decoding: try await upload.value(), as: UTF8.self) == "250000")
         let uploads = reports.withLock { $0 }.filter { $0.direction == .upload }
+        #expect(uploads.count > 1)
+        #expect(uploads.dropLast().allSatisfy { $0.expectedBytes == nil && $0.fractionCompleted == nil })
         #expect(uploads.last?.completedBytes == 250_000)
-        #expect(uploads.allSatisfy { $0.expectedBytes == nil && $0.fractionCompleted == nil })
+        #expect(uploads.last?.expectedBytes == 250_000)
+        #expect(uploads.last?.fractionCompleted == 1)
     }
 
     @Test("a retry makes the body again from the factory and resends all of it")

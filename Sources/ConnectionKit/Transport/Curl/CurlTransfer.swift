@@ -456,6 +456,9 @@
                 sendPaused = true
                 return ccurl_read_pause()
             case .end:
+                // The length is known now: the last report says so, which makes it due whatever the rate.
+                let sent = streamedBytes
+                deliver { $0.transferDidSend(totalBytes: sent, expectedBytes: sent) }
                 return 0
             case .failed:
                 return ccurl_read_abort()
