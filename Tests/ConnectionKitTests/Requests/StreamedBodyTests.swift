@@ -7,6 +7,9 @@ import Testing
 #if canImport(FoundationNetworking)
     import FoundationNetworking
 #endif
+#if canImport(CCurlShim)
+    import CCurlShim
+#endif
 
 /// Counts what a streamed body's producer did: how many sequences its factory made, how many chunks were
 /// pulled (bytes produced), and whether an iteration was cancelled.
@@ -82,16 +85,18 @@ final class StreamedUpload: ConnectionRequest<Data>, @unchecked Sendable {
     let chosen: ConnectionTransport
     let method: HTTPMethod
     let policy: RetryPolicy
+    let configuration: TLSConfiguration
 
     init(
         _ target: URL, body: StreamedBody, over transport: ConnectionTransport, method: HTTPMethod = .post,
-        retryPolicy: RetryPolicy = .none
+        retryPolicy: RetryPolicy = .none, tls: TLSConfiguration = .default
     ) {
         self.target = target
         self.body = body
         self.chosen = transport
         self.method = method
         self.policy = retryPolicy
+        self.configuration = tls
         super.init()
     }
 
@@ -101,6 +106,7 @@ final class StreamedUpload: ConnectionRequest<Data>, @unchecked Sendable {
     override var transport: ConnectionTransport { chosen }
     override var retryPolicy: RetryPolicy { policy }
     override var progressInterval: TimeInterval { 0 }
+    override var tls: TLSConfiguration { configuration }
 }
 
 @Suite("Request bodies streamed from an AsyncSequence", .timeLimit(.minutes(2)))
@@ -138,10 +144,30 @@ struct StreamedBodyTests {
             url, body: StreamedBody { producer.chunks(length: length) }, over: try Self.libcurl(), method: .put)
         _ = try await upload.value()
         #expect(upload.urlResponse?.statusCode == 201)
-        #expect(fixture.accessLog(atLeast: 1) == ["PUT /stored.bin 201 te=chunked cl="])
+        #expect(fixture.accessLog(atLeast: 1) == ["PUT /stored.bin 201 HTTP/1.1 te=chunked cl="])
         let stored = try Data(contentsOf: fixture.file("static/stored.bin"))
         var digest = TestBodyDigest()
         digest.update(stored)
+        #expect(digest == producer.digest(of: length))
+    }
+
+    @Test("unknown length over HTTP/2 (nginx, TLS): sent in data frames, stored byte-identical")
+    func unknownLengthOverHTTP2() async throws {
+        try #require(ccurl_has_http2() != 0, "the loaded libcurl has no HTTP/2 (nghttp2); this test needs it")
+        let fixture = try TLSFixture()
+        defer { fixture.stop() }
+        let port = try fixture.startUploadNginx(tls: true)
+        let url = try #require(URL(string: "https://127.0.0.1:\(port)/h2.bin"))
+        let producer = CountingProducer(chunkSize: 40_000)
+        let length: Int64 = 3 << 20
+        let upload = StreamedUpload(
+            url, body: StreamedBody { producer.chunks(length: length) }, over: try Self.libcurl(), method: .put,
+            tls: TLSConfiguration(trust: .only([.file(fixture.file("ca.pem"))])))
+        _ = try await upload.value()
+        #expect(upload.urlResponse?.statusCode == 201)
+        #expect(fixture.accessLog(atLeast: 1) == ["PUT /h2.bin 201 HTTP/2.0 te= cl="])
+        var digest = TestBodyDigest()
+        digest.update(try Data(contentsOf: fixture.file("static/h2.bin")))
         #expect(digest == producer.digest(of: length))
     }
 
@@ -210,6 +236,41 @@ struct StreamedBodyTests {
         #expect(String(decoding: try await upload.value(), as: UTF8.self) == "\(length)")
         let expected = TestBody.generatedBytes(offset: 0, count: Int(length), seed: producer.seed)
         #expect(server.receivedRequests("/flaky").map(\.body) == [expected, expected])
+        #expect(producer.sequences == 2)
+    }
+
+    @Test("an authorization refresh makes the body again and sends it whole with the fresh credential")
+    func authorizationRefreshResendsWholeBody() async throws {
+        final class RefreshedUpload: ConnectionRequest<Data>, @unchecked Sendable {
+            // Safe: only immutable stored properties (the token lives behind its own lock).
+            let target: URL
+            let body: StreamedBody
+            let chosen: ConnectionTransport
+            let token = Locked("expired")
+            let refresher: AuthorizationRefresher
+            init(_ target: URL, body: StreamedBody, over transport: ConnectionTransport) {
+                (self.target, self.body, self.chosen) = (target, body, transport)
+                let token = self.token
+                refresher = AuthorizationRefresher { token.withLock { $0 = "fresh" } }
+            }
+            override var url: URL? { target }
+            override var httpMethod: HTTPMethod { .post }
+            override var requestBody: RequestBody? { .stream(body) }
+            override var transport: ConnectionTransport { chosen }
+            override var authorization: Authorization? { .bearer(token.withLock { $0 }) }
+            override var authorizationRefresher: AuthorizationRefresher? { refresher }
+        }
+        let server = try TestServer.started()
+        defer { server.stop() }
+        server.route("POST", "/upload") { request in
+            request.header("Authorization") == "Bearer fresh" ? .text("\(request.body.count)") : .status(401)
+        }
+        let producer = CountingProducer(chunkSize: 3000)
+        let upload = RefreshedUpload(
+            server.url("/upload"), body: StreamedBody { producer.chunks(length: 60_000) }, over: try Self.libcurl())
+        #expect(String(decoding: try await upload.value(), as: UTF8.self) == "60000")
+        let expected = TestBody.generatedBytes(offset: 0, count: 60_000, seed: producer.seed)
+        #expect(server.receivedRequests("/upload").map(\.body) == [expected, expected])
         #expect(producer.sequences == 2)
     }
 
@@ -285,11 +346,12 @@ struct StreamedBodyTests {
         upload.completionHandler = { data in endings.withLock { $0.append(.success(data)) } }
         upload.failureHandler = { error in endings.withLock { $0.append(.failure(error)) } }
         upload.start()
-        #expect(await eventually { producer.produced > 4 << 20 })
+        // Mid-body: more than the first chunks went out, and the server is still reading.
+        #expect(await eventually(timeout: 60) { producer.produced > 1 << 20 })
         #expect(server.acceptedConnectionCount == 1)
         upload.cancel()
-        #expect(await eventually { producer.cancellations == 1 })
-        #expect(await eventually { !endings.withLock { $0 }.isEmpty })
+        #expect(await eventually(timeout: 60) { producer.cancellations == 1 })
+        #expect(await eventually(timeout: 60) { !endings.withLock { $0 }.isEmpty })
         let ended = endings.withLock { $0 }
         #expect(ended.count == 1)
         if case .failure(let error)? = ended.first {
@@ -341,6 +403,39 @@ struct StreamedBodyTests {
     static func kernelSendBufferMaximum() throws -> Int64 {
         let text = try String(contentsOfFile: "/proc/sys/net/ipv4/tcp_wmem", encoding: .utf8)
         return try #require(text.split(whereSeparator: \.isWhitespace).last.flatMap { Int64($0) })
+    }
+
+    @Test("full duplex over HTTP/1.1: each line's echo arrives while the body is still being sent")
+    func interleavedEchoExchange() async throws {
+        final class EchoExchange: LineStreamRequest, @unchecked Sendable {
+            // Safe: only immutable stored properties.
+            let target: URL
+            let body: StreamedBody
+            let chosen: ConnectionTransport
+            init(_ target: URL, body: StreamedBody, over transport: ConnectionTransport) {
+                (self.target, self.body, self.chosen) = (target, body, transport)
+            }
+            override var url: URL? { target }
+            override var httpMethod: HTTPMethod { .post }
+            override var requestBody: RequestBody? { .stream(body) }
+            override var transport: ConnectionTransport { chosen }
+        }
+        let server = try EchoLineServer()
+        defer { server.stop() }
+        let (lines, sender) = AsyncStream<Data>.makeStream()
+        let exchange = EchoExchange(server.url, body: .singleUse(lines), over: try Self.libcurl())
+        let replies = Locked<[String]>([])
+        let consumer = Task {
+            for try await reply in exchange.elements() { replies.withLock { $0.append(reply) } }
+        }
+        // Each line is sent only once the echo of the one before it arrived: the body is still open meanwhile.
+        for index in 0..<5 {
+            sender.yield(Data("line \(index)\n".utf8))
+            #expect(await eventually(timeout: 20) { replies.withLock { $0.count } == index + 1 })
+        }
+        sender.finish()
+        _ = try await within(20, "the end of the exchange") { try? await consumer.value }
+        #expect(replies.withLock { $0 } == (0..<5).map { "echo: line \($0)" })
     }
 
     @Test("a sequence that throws mid-body fails the run with requestBodyFailed, carrying its error")

@@ -114,6 +114,29 @@ fileprivate func uploadOnce(_ chunks: AsyncStream<Data>, length: Int64, to url: 
 fileprivate let libcurlClient = ConnectionClient(transport: .libcurl(), label: "uploads")
 
 // MARK: - docs/streaming.md block 6
+fileprivate final class EchoLines: LineStreamRequest, @unchecked Sendable {
+    // Safe: only immutable stored properties.
+    let lines: AsyncStream<Data>
+    init(_ lines: AsyncStream<Data>) {
+        self.lines = lines
+    }
+    override var url: URL? { URL(string: "https://echo.example.com/lines") }
+    override var httpMethod: HTTPMethod { .post }
+    override var requestBody: RequestBody? { .stream(.singleUse(lines, contentType: "text/plain")) }
+    override var transport: ConnectionTransport { (try? .libcurl()) ?? .urlSession }
+}
+
+fileprivate func converse() async throws {
+    let (lines, sender) = AsyncStream<Data>.makeStream()
+    var replies = EchoLines(lines).elements().makeAsyncIterator()
+    for question in ["hello", "how are you"] {
+        sender.yield(Data("\(question)\n".utf8))
+        print(try await replies.next() ?? "the server ended the exchange")
+    }
+    sender.finish()
+}
+
+// MARK: - docs/streaming.md block 7
 
 fileprivate final class FollowFeed: ServerSentEventsRequest, @unchecked Sendable {
     // Safe: `feedURL` is a `let`, set once in init.
