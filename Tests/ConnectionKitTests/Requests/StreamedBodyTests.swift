@@ -431,10 +431,11 @@ struct StreamedBodyTests {
         // Each line is sent only once the echo of the one before it arrived: the body is still open meanwhile.
         for index in 0..<5 {
             sender.yield(Data("line \(index)\n".utf8))
-            #expect(await eventually(timeout: 20) { replies.withLock { $0.count } == index + 1 })
+            // Generous: under a whole suite's load on 2 cores the producer's and the consumer's tasks wait their turn.
+            #expect(await eventually(timeout: 60) { replies.withLock { $0.count } == index + 1 })
         }
         sender.finish()
-        _ = try await within(20, "the end of the exchange") { try? await consumer.value }
+        _ = try await within(60, "the end of the exchange") { try? await consumer.value }
         #expect(replies.withLock { $0 } == (0..<5).map { "echo: line \($0)" })
     }
 
@@ -496,6 +497,18 @@ struct StreamedBodyTests {
         #expect(error?.kind == .invalidRequest)
         #expect(error?.reason?.contains("libcurl") == true)
         #expect(server.hits("/upload") == 0)
+        #expect(producer.sequences == 0)
+    }
+
+    @Test("outside a run (the offline queue, a direct call) a streamed body cannot be built: invalidRequest")
+    func notBuiltOutsideARun() throws {
+        let producer = CountingProducer()
+        let upload = StreamedUpload(
+            URL(string: "http://127.0.0.1:9/")!, body: StreamedBody { producer.chunks(length: 10) },
+            over: try Self.libcurl())
+        let error = #expect(throws: ConnectionError.self) { try upload.makeURLRequest() }
+        #expect(error?.kind == .invalidRequest)
+        #expect(error?.reason?.contains("queued offline") == true)
         #expect(producer.sequences == 0)
     }
 

@@ -21,8 +21,8 @@
         // Safe: the mutable properties below are set by the preparing thread before `start` posts the
         // transfer (the inbox's lock orders that), then only touched on the transport's loop thread (see
         // the type's comment); `cancelled` and `unmatchedWaits` are atomic, the things other threads
-        // touch; `admittedLoop` is only touched under the admission's lock; `bodyQueue` is a `let` of a
-        // Sendable type.
+        // touch; `admittedLoop` is only touched under the admission's lock; `bodyQueue` and `streamedBody` are
+        // `let`s of Sendable types.
         let request: URLRequest
         let bodyFile: URL?
         /// The body pulled as it is sent (``StreamedBody``); `nil` for a body in memory or in a file.
