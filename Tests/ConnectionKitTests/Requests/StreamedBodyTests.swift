@@ -500,6 +500,33 @@ struct StreamedBodyTests {
         #expect(producer.sequences == 0)
     }
 
+    @Test("debug output says the body is streamed, with its length or none, instead of a preview")
+    func debugOutputNamesAStreamedBody() async throws {
+        final class VerboseUpload: ConnectionRequest<Data>, @unchecked Sendable {
+            // Safe: only immutable stored properties.
+            let target: URL
+            let body: StreamedBody
+            init(_ target: URL, body: StreamedBody) { (self.target, self.body) = (target, body) }
+            override var url: URL? { target }
+            override var httpMethod: HTTPMethod { .post }
+            override var requestBody: RequestBody? { .stream(body) }
+            override var transport: ConnectionTransport { (try? .libcurl()) ?? .urlSession }
+            override var isDebugOutputEnabled: Bool? { true }
+        }
+        DebugCapture.install()
+        let server = try TestServer.started()
+        defer { server.stop() }
+        server.route("POST", "/upload") { .text("\($0.body.count)") }
+        let producer = CountingProducer(chunkSize: 100)
+        for (length, shown) in [(Int64?(300), "300 bytes"), (nil, "length unknown, chunked")] {
+            let upload = VerboseUpload(
+                server.url("/upload"), body: StreamedBody(length: length) { producer.chunks(length: 300) })
+            _ = try await upload.value()
+            let sent = DebugCapture.blocks(for: upload.identifier).first ?? ""
+            #expect(sent.contains("\n  body: streamed from an AsyncSequence (\(shown))"), "\(sent)")
+        }
+    }
+
     @Test("outside a run (the offline queue, a direct call) a streamed body cannot be built: invalidRequest")
     func notBuiltOutsideARun() throws {
         let producer = CountingProducer()
