@@ -33,6 +33,7 @@ let package = Package(
             dependencies: kit + [.product(name: "ConnectionKitInspector", package: "ConnectionKit")]),
         .executableTarget(name: "OfflineQueueBench", dependencies: kit),
         .executableTarget(name: "StreamBench", dependencies: kit),
+        .executableTarget(name: "UploadBench", dependencies: kit),
         .executableTarget(name: "TLSBench", dependencies: kit),
         .executableTarget(name: "CacheBench", dependencies: kit),
         .executableTarget(name: "MiddlewareBench", dependencies: kit),

@@ -127,6 +127,7 @@ typedef struct {
 
 #define CC_READFUNC_ABORT 0x10000000
 #define CC_WRITEFUNC_PAUSE 0x10000001
+#define CC_READFUNC_PAUSE 0x10000001
 // 7.68.0, for curl_multi_wakeup (curl_multi_poll is 7.66), as version_num encodes it.
 #define CC_MINIMUM_VERSION 0x074400
 

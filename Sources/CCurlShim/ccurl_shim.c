@@ -160,6 +160,8 @@ size_t ccurl_read_abort(void) { return CC_READFUNC_ABORT; }
 
 size_t ccurl_write_pause(void) { return CC_WRITEFUNC_PAUSE; }
 
+size_t ccurl_read_pause(void) { return CC_READFUNC_PAUSE; }
+
 // MARK: - Multi
 
 // On Linux the loop drives libcurl through its socket interface: epoll says which sockets are ready

@@ -22,6 +22,11 @@
 //            and prints `ANSWER <body>`, `PROGRESS <completed> <expected>` and `GROWTH <KiB>`: the peak resident
 //            size during the second upload over the resident size before it (see MultipartUpload.swift), or
 //            `ERROR <error>`.
+//        ChildProcessHelper streamed-upload <url> <warm-up url> <bytes>
+//            Streams 1 MiB to <warm-up url>, then <bytes> generated as they are sent (see StreamedUpload.swift) to
+//            <url> over libcurl, with no declared length, and prints `ANSWER <body>`, `PROGRESS <completed>
+//            <expected>`, `SECONDS <duration>` and `GROWTH <KiB>` (the peak resident size during the second upload
+//            over the resident size before it), or `ERROR <error>`.
 //        ChildProcessHelper awaited-endings <base url> urlSession|libcurl shared|own
 //            Awaits with `value()` a run that ends in each way a run can end (see AwaitedEndings.swift) on the
 //            shared client (its default transport set to the one named) or on a client of its own on it,
@@ -129,6 +134,16 @@ case "multipart-upload":
     let transport = transport(named: rest[3])
     runBlockingMain {
         await MultipartUpload.run(url: url, warmUp: warmUp, file: URL(fileURLWithPath: rest[2]), transport: transport)
+    }
+case "streamed-upload":
+    let rest = Array(arguments.dropFirst())
+    guard rest.count == 3, let url = URL(string: rest[0]), let warmUp = URL(string: rest[1]), let count = Int64(rest[2])
+    else {
+        fail("streamed-upload <url> <warm-up url> <bytes>")
+    }
+    let transport = transport(named: "libcurl")
+    runBlockingMain {
+        await StreamedUpload.run(url: url, warmUp: warmUp, count: count, transport: transport)
     }
 case "awaited-endings":
     let rest = Array(arguments.dropFirst())

@@ -22,6 +22,10 @@ typedef int (*_Nonnull ccurl_progress_callback)(
 /// What a read callback returns to fail the transfer (the body could not be read).
 size_t ccurl_read_abort(void);
 
+/// What a read callback returns to pause sending (CURL_READFUNC_PAUSE): libcurl asks again after
+/// `ccurl_xfer_unpause`.
+size_t ccurl_read_pause(void);
+
 /// What a write callback returns to pause receiving (CURL_WRITEFUNC_PAUSE): libcurl keeps the chunk,
 /// stops reading the socket and hands the same chunk over again after `ccurl_xfer_unpause`.
 size_t ccurl_write_pause(void);
@@ -50,7 +54,8 @@ typedef struct {
     /// `Name: value` lines; an empty value is sent as `Name;`.
     const char *_Nonnull const *_Nullable headers;
     int header_count;
-    /// 0 no body; 1 `body`/`body_length` copied into the transfer; 2 read with `read` (`body_length` bytes).
+    /// 0 no body; 1 `body`/`body_length` copied into the transfer; 2 read with `read` (`body_length` bytes, or
+    /// -1 when unknown: sent chunked over HTTP/1.1).
     int body_mode;
     const void *_Nullable body;
     int64_t body_length;

@@ -75,6 +75,10 @@ enum DebugOutput {
         lines += headerLines(sent.allHTTPHeaderFields ?? [:], secretHeaderFields: secrets.headers)
         if let body = sent.httpBody, !body.isEmpty {
             lines.append(bodyLine(body, totalCount: Int64(body.count), secrets: knownSecrets))
+        } else if let streamed = request.storage.withLock({ $0.streamedBody?.body }), HTTPMethod(of: sent).allowsBody {
+            // Its bytes are made as they are sent: there is nothing to preview.
+            let length = streamed.length.map { "\($0) bytes" } ?? "length unknown, chunked"
+            lines.append("body: streamed from an AsyncSequence (\(length))")
         }
         write(lines)
     }

@@ -24,7 +24,8 @@ extension ConnectionError {
         /// The kinds there are; a new one is added here and in ``ConnectionError/Kind``'s static members.
         enum Code: String, Sendable, CaseIterable {
             case cancelled, timedOut, invalidRequest, transport, unacceptableStatusCode, parsing, fileSystem
-            case responseTooLarge, tooManyRedirects, streamBufferFull, tls, clientShutDown, transportUnavailable, other
+            case responseTooLarge, tooManyRedirects, streamBufferFull, tls, clientShutDown, transportUnavailable
+            case bodyNotReplayable, requestBodyFailed, other
             case middleware
         }
 
@@ -106,6 +107,14 @@ extension ConnectionError {
         /// `ConnectionClient(transport: .libcurl())` where libcurl cannot be loaded, is too old, or the platform
         /// is not Linux. ``ConnectionError/reason`` says why. Nothing was sent; never retried by ``RetryPolicy``.
         public static let transportUnavailable = Kind(.transportUnavailable)
+        /// The request needed its streamed body again (a retry, a `307`/`308` redirect, an authorization refresh)
+        /// and the body was single-use (``StreamedBody/singleUse(_:length:contentType:)``), already sent. Nothing
+        /// more was sent; never retried by ``RetryPolicy``. ``ConnectionError/reason`` says why.
+        public static let bodyNotReplayable = Kind(.bodyNotReplayable)
+        /// The request's streamed body (``StreamedBody``) failed while it was being sent: its sequence threw
+        /// (``ConnectionError/underlyingError``), or produced another number of bytes than its declared length
+        /// (``ConnectionError/reason``). The connection is not reused; never retried by ``RetryPolicy``.
+        public static let requestBodyFailed = Kind(.requestBodyFailed)
         /// Any other error, e.g. one thrown by an overridden hook (``ConnectionError/underlyingError``).
         public static let other = Kind(.other)
         /// A middleware of the client's pipeline threw, or broke the pipeline's rules (a request it left
@@ -142,6 +151,14 @@ extension ConnectionError {
         public static func middleware(name: String, underlying: (any Error)?, reason: String? = nil) -> Kind {
             Kind(.middleware, .middleware(name: name, underlying: underlying, reason: reason))
         }
+        /// A `bodyNotReplayable` kind carrying why the body could not be sent again.
+        public static func bodyNotReplayable(reason: String) -> Kind { Kind(.bodyNotReplayable, .reason(reason)) }
+        /// A `requestBodyFailed` kind carrying what the body's sequence threw.
+        public static func requestBodyFailed(underlying: any Error) -> Kind {
+            Kind(.requestBodyFailed, .underlying(underlying))
+        }
+        /// A `requestBodyFailed` kind carrying why the body could not be sent (a length it did not keep).
+        public static func requestBodyFailed(reason: String) -> Kind { Kind(.requestBodyFailed, .reason(reason)) }
         /// An `other` kind carrying the error.
         public static func other(underlying: any Error) -> Kind { Kind(.other, .underlying(underlying)) }
     }

@@ -64,7 +64,8 @@ public struct ConnectionError: Error, Sendable, LocalizedError, CustomStringConv
     }
 
     /// Why the request could not be built, for an `invalidRequest` error, why its transport cannot run, for a
-    /// `transportUnavailable` one, or the pipeline rule a middleware broke, for a `middleware` one; otherwise `nil`.
+    /// `transportUnavailable` one, why its streamed body could not be sent, for a `bodyNotReplayable` or
+    /// `requestBodyFailed` one, or the pipeline rule a middleware broke, for a `middleware` one; otherwise `nil`.
     public var reason: String? {
         if case .reason(let reason) = kind.detail { return reason }
         if case .middleware(_, _, let reason) = kind.detail { return reason }
@@ -148,6 +149,10 @@ public struct ConnectionError: Error, Sendable, LocalizedError, CustomStringConv
             return "\(name) was not started: its ConnectionClient is shut down."
         case .transportUnavailable:
             return "\(name) was not sent: its transport is unavailable: \(reason ?? "unknown")"
+        case .bodyNotReplayable:
+            return "\(name) was not sent again: \(reason ?? "its streamed body is single-use.")"
+        case .requestBodyFailed:
+            return "\(name) failed while sending its body: \(reason ?? details)"
         case .other:
             return "\(name) failed: \(details)"
         case .middleware:

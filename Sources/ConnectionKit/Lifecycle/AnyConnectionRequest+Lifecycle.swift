@@ -211,6 +211,7 @@ extension AnyConnectionRequest {
     ) throws(ConnectionError) -> any PreparedTransfer {
         var options = TransferOptions()
         options.bodyFile = bodyFile(for: request, run: run)
+        options.streamedBody = try streamedBodyReader(for: request, run: run)
         options.lane = savingToFile ? .savedToFile : .memory
         options.proxy = try ConnectionTransport.checkedProxy(proxy)
         options.tls = TLSRouting.configuration(of: self, for: request.url)

@@ -103,14 +103,17 @@ extension AnyConnectionRequest {
                 let now = DispatchTime.now()
                 state.lastActivity = now
                 var counters = direction == .upload ? state.upload : state.download
+                let knownBefore = counters.expected != nil
                 if let bytes { counters.completed += bytes }
                 if let total {
                     counters.completed = max(counters.completed, total.sent)
                     counters.expected = total.expected >= 0 ? total.expected : nil
                 }
                 let finished = counters.expected.map { counters.completed >= $0 } ?? false
+                // A streamed body's length is learnt at its end, after its last bytes were reported.
+                let learntLength = !knownBefore && counters.expected != nil
                 let due =
-                    counters.completed != counters.lastReportedBytes
+                    (counters.completed != counters.lastReportedBytes || learntLength)
                     && (force || finished
                         || counters.lastReport.map {
                             Double(now.uptimeNanoseconds - $0.uptimeNanoseconds) / 1e9 >= interval

@@ -61,6 +61,8 @@ struct RequestState {
     var authorizationGeneration: UInt64?
     /// A multipart body assembled on disk, uploaded from there; deleted when its run ends.
     var assembledBody: AssembledBody?
+    /// The streamed body the current attempt's request carries, made again for each of its transfers.
+    var streamedBody: RunStreamedBody?
     /// What the class's HTTP cache knows of the current attempt; `nil` without a cache.
     var cacheAttempt: CacheAttempt?
     /// The run already sent a request again because a `304` confirmed a stored response that was gone.

@@ -34,6 +34,10 @@ extension AnyConnectionRequest {
             }
         case .data(let data, _):
             request.httpBody = data
+        case .stream(let streamed):
+            try Self.rejectBody(on: request)
+            request.httpBody = nil
+            try recordStreamedBody(streamed)
         case .multipart(let form):
             try Self.rejectBody(on: request)
             if let small = try form.smallBody() {
@@ -65,9 +69,57 @@ extension AnyConnectionRequest {
         return storage.withLock { $0.assembledBody?.run == run ? $0.assembledBody?.file : nil }
     }
 
-    /// Deletes the body file of `run` (called when the run ends); a later run's file is left alone.
+    /// Sends `body` as the body of `request` (a one-off request's ``BasicConnectionRequest/streamedBody``), with
+    /// its `Content-Type` unless `request` has one.
+    func applyStreamedBody(_ body: StreamedBody, to request: inout URLRequest) throws {
+        try WireValidation.check(method: nil, headerFields: [("Content-Type", body.contentType)], hook: "streamedBody")
+        request.httpBody = nil
+        try Self.rejectBody(on: request)
+        try recordStreamedBody(body)
+        if request.value(forHTTPHeaderField: "Content-Type") == nil {
+            request.setValue(body.contentType, forHTTPHeaderField: "Content-Type")
+        }
+    }
+
+    /// Records `body` as the streamed body of the running run's current attempt (its transfers read it).
+    private func recordStreamedBody(_ body: StreamedBody) throws {
+        let recorded = storage.withLock { state in
+            guard let run = state.lifecycle.runningNumber else { return false }
+            let sent = state.streamedBody.map { $0.run == run && $0.sentSingleUse } ?? false
+            state.streamedBody = RunStreamedBody(run: run, body: body, sentSingleUse: sent)
+            return true
+        }
+        guard recorded else {
+            throw ConnectionError(
+                .invalidRequest(
+                    reason: "a streamed body (RequestBody.stream) is sent only while the request runs: it cannot "
+                        + "be queued offline or built on its own."))
+        }
+    }
+
+    /// A reader of the run's streamed body for a transfer that sends `request`: `nil` when `request` carries no
+    /// streamed body (an in-memory one, or a redirect that turned it into a GET). Throws `bodyNotReplayable`
+    /// when the body is single-use and a transfer of the run (or an earlier run) took it already.
+    func streamedBodyReader(for request: URLRequest, run: RunNumber) throws(ConnectionError) -> StreamedBodyReader? {
+        let method = request.httpMethod?.uppercased() ?? "GET"
+        guard request.httpBody == nil, method != "GET", method != "HEAD" else { return nil }
+        let current: (body: StreamedBody?, replay: Bool) = storage.withLock { state in
+            guard var recorded = state.streamedBody, recorded.run == run else { return (nil, false) }
+            guard !recorded.body.isReplayable else { return (recorded.body, false) }
+            guard !recorded.sentSingleUse else { return (nil, true) }
+            recorded.sentSingleUse = true
+            state.streamedBody = recorded
+            return (recorded.body, false)
+        }
+        if current.replay { throw ConnectionError(.bodyNotReplayable(reason: StreamedBody.notReplayableReason)) }
+        return try current.body?.makeReader()
+    }
+
+    /// Deletes the body file of `run` and forgets its streamed body (called when the run ends); a later run's
+    /// are left alone.
     func discardAssembledBody(of run: RunNumber) {
         let body: AssembledBody? = storage.withLock { state in
+            if state.streamedBody?.run == run { state.streamedBody = nil }
             guard let body = state.assembledBody, body.run == run else { return nil }
             state.assembledBody = nil
             return body

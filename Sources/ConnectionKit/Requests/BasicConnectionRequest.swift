@@ -15,6 +15,7 @@ import Foundation
 open class BasicConnectionRequest: ConnectionRequest<Data>, @unchecked Sendable {
     // Safe: `request` lives behind its own lock; the rest in the base class's locked storage.
     private let oneOffRequest = Locked<URLRequest?>(nil)
+    private let oneOffBody = Locked<StreamedBody?>(nil)
 
     /// Creates a request; set ``request`` before starting.
     public override init() {
@@ -36,6 +37,22 @@ open class BasicConnectionRequest: ConnectionRequest<Data>, @unchecked Sendable 
         set { oneOffRequest.withLock { $0 = newValue } }
     }
 
+    /// Creates a request that sends `request` with `body`, streamed from its sequence as it is sent (see
+    /// ``StreamedBody``): `request`'s method must allow a body (`POST`, `PUT`…).
+    public init(request: URLRequest, streamedBody body: StreamedBody) {
+        super.init()
+        self.request = request
+        self.streamedBody = body
+    }
+
+    /// A body streamed from an `AsyncSequence` as it is sent, in place of ``request``'s own body. Default `nil`.
+    /// Its `Content-Type` is sent unless ``request`` has one. Sent by the libcurl transport only: run the
+    /// request on a client made with `ConnectionClient(transport: .libcurl())` (``ConnectionRequest/value(on:)``).
+    public var streamedBody: StreamedBody? {
+        get { oneOffBody.withLock { $0 } }
+        set { oneOffBody.withLock { $0 = newValue } }
+    }
+
     /// The URL of ``request``.
     open override var url: URL? { request?.url }
 
@@ -50,6 +67,7 @@ open class BasicConnectionRequest: ConnectionRequest<Data>, @unchecked Sendable 
         for (name, value) in requestHeaderFields {
             request.setValue(value, forHTTPHeaderField: name)
         }
+        if let streamedBody { try applyStreamedBody(streamedBody, to: &request) }
         return request
     }
 }

@@ -11,6 +11,7 @@ import Foundation
 /// | ``json(_:)`` | body | `application/json` |
 /// | ``multipart(_:)`` | body; above 4 MiB assembled in a temporary file and streamed from disk | `multipart/form-data; boundary=…` |
 /// | ``data(_:contentType:)`` | body | the one given |
+/// | ``stream(_:)`` | body, pulled from an `AsyncSequence` as it is sent (libcurl transport) | the body's ``StreamedBody/contentType`` |
 ///
 /// A body on a `GET` or `HEAD` fails the request with `invalidRequest`.
 public enum RequestBody: Sendable {
@@ -25,6 +26,9 @@ public enum RequestBody: Sendable {
     case multipart(MultipartForm)
     /// Raw bytes with their content type.
     case data(Data, contentType: String)
+    /// Bytes produced as they are sent, from an `AsyncSequence` (see ``StreamedBody``): with its length as
+    /// `Content-Length`, or chunked. Made again for a retry or a `307`/`308` hop when it has a factory.
+    case stream(StreamedBody)
 
     /// The `Content-Type` this body is sent with; `nil` for ``query(_:)``.
     public var contentType: String? {
@@ -34,6 +38,7 @@ public enum RequestBody: Sendable {
         case .json: return "application/json"
         case .multipart(let form): return form.contentType
         case .data(_, let contentType): return contentType
+        case .stream(let body): return body.contentType
         }
     }
 }

@@ -7,6 +7,10 @@ struct TransferOptions: Sendable {
     /// The request body, streamed from this file (`URLRequest.httpBody` is then `nil`). Default `nil`.
     var bodyFile: URL?
 
+    /// The request body, pulled from this reader as the transfer sends it (``StreamedBody``;
+    /// `URLRequest.httpBody` is then `nil`). A transport that cannot send it refuses it. Default `nil`.
+    var streamedBody: StreamedBodyReader?
+
     /// Where the response body goes. Default ``Lane/memory``.
     var lane = Lane.memory
 

@@ -13,7 +13,8 @@ struct ErrorKindTests {
         (.transport, "transport"), (.unacceptableStatusCode, "unacceptableStatusCode"), (.parsing, "parsing"),
         (.fileSystem, "fileSystem"), (.responseTooLarge, "responseTooLarge"), (.tooManyRedirects, "tooManyRedirects"),
         (.streamBufferFull, "streamBufferFull"), (.tls, "tls"), (.clientShutDown, "clientShutDown"),
-        (.transportUnavailable, "transportUnavailable"), (.other, "other"), (.middleware, "middleware"),
+        (.transportUnavailable, "transportUnavailable"), (.bodyNotReplayable, "bodyNotReplayable"),
+        (.requestBodyFailed, "requestBodyFailed"), (.other, "other"), (.middleware, "middleware"),
     ]
 
     @Test func everyKindKeepsItsName() {

@@ -257,6 +257,36 @@ final class TLSFixture: @unchecked Sendable {
         return reservation.port
     }
 
+    /// nginx storing what is `PUT` under the folder's `static/` (its DAV module: `201` for a new file), any size,
+    /// chunked or not, logging each request to `access.log` as
+    /// `<method> <uri> <status> <protocol> te=<Transfer-Encoding> cl=<Content-Length>`: over plain HTTP/1.1, or with
+    /// `tls` over TLS with HTTP/2 offered (ALPN h2), with the fixture's `server` certificate.
+    func startUploadNginx(tls: Bool = false) throws -> Int {
+        let reservation = try LoopbackPort(reusable: true)
+        try FileManager.default.createDirectory(at: file("static"), withIntermediateDirectories: true)
+        let secure =
+            tls
+            ? """
+            ssl http2;
+                    ssl_certificate \(file("server.pem").path);
+                    ssl_certificate_key \(file("server.key").path);
+            """ : ";"
+        try startNginx(
+            "nginx-upload", connections: 64,
+            http: """
+                log_format upload escape=none '$request_method $uri $status $server_protocol te=$http_transfer_encoding cl=$http_content_length';
+                access_log \(folder.path)/access.log upload;
+                server {
+                    listen 127.0.0.1:\(reservation.port) reuseport \(secure)
+                    root \(folder.path)/static;
+                    client_max_body_size 0;
+                    dav_methods PUT;
+                }
+                """, ports: [reservation.port])
+        reservation.release()
+        return reservation.port
+    }
+
     /// The lines of `access.log` once it has at least `count` (nginx writes a line after the response is
     /// sent, so a client can see its answer first), or what it has after 10 s.
     func accessLog(atLeast count: Int) -> [String] {

@@ -75,6 +75,68 @@ fileprivate final class FollowCounter: StreamingConnectionRequest<UInt64>, @unch
 }
 
 // MARK: - docs/streaming.md block 4
+/// Numbered lines, made one by one as they are asked for.
+fileprivate struct NumberedLines: AsyncSequence, Sendable {
+    let count: Int
+
+    struct AsyncIterator: AsyncIteratorProtocol {
+        let count: Int
+        var line = 0
+
+        mutating func next() async -> Data? {
+            guard line < count else { return nil }
+            defer { line += 1 }
+            return Data("line \(line)\n".utf8)
+        }
+    }
+
+    func makeAsyncIterator() -> AsyncIterator { AsyncIterator(count: count) }
+}
+
+fileprivate final class UploadLog: ConnectionRequest<Data>, @unchecked Sendable {
+    override var url: URL? { URL(string: "https://api.example.com/logs") }
+    override var httpMethod: HTTPMethod { .post }
+    // The factory makes a fresh sequence for every transfer that sends the body.
+    override var requestBody: RequestBody? {
+        .stream(StreamedBody(contentType: "text/plain") { NumberedLines(count: 1_000_000) })
+    }
+    override var transport: ConnectionTransport { (try? .libcurl()) ?? .urlSession }
+}
+
+// MARK: - docs/streaming.md block 5
+fileprivate func uploadOnce(_ chunks: AsyncStream<Data>, length: Int64, to url: URL) async throws -> Data {
+    var request = URLRequest(url: url)
+    request.httpMethod = "PUT"
+    let upload = BasicConnectionRequest(request: request, streamedBody: .singleUse(chunks, length: length))
+    return try await upload.value(on: libcurlClient)
+}
+
+fileprivate let libcurlClient = ConnectionClient(transport: .libcurl(), label: "uploads")
+
+// MARK: - docs/streaming.md block 6
+fileprivate final class EchoLines: LineStreamRequest, @unchecked Sendable {
+    // Safe: only immutable stored properties.
+    let lines: AsyncStream<Data>
+    init(_ lines: AsyncStream<Data>) {
+        self.lines = lines
+    }
+    override var url: URL? { URL(string: "https://echo.example.com/lines") }
+    override var httpMethod: HTTPMethod { .post }
+    override var requestBody: RequestBody? { .stream(.singleUse(lines, contentType: "text/plain")) }
+    override var transport: ConnectionTransport { (try? .libcurl()) ?? .urlSession }
+}
+
+fileprivate func converse() async throws {
+    let (lines, sender) = AsyncStream<Data>.makeStream()
+    var replies = EchoLines(lines).elements().makeAsyncIterator()
+    for question in ["hello", "how are you"] {
+        sender.yield(Data("\(question)\n".utf8))
+        print(try await replies.next() ?? "the server ended the exchange")
+    }
+    sender.finish()
+}
+
+// MARK: - docs/streaming.md block 7
 
 fileprivate final class FollowFeed: ServerSentEventsRequest, @unchecked Sendable {
     // Safe: `feedURL` is a `let`, set once in init.

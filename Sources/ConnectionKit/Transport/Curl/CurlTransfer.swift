@@ -21,10 +21,12 @@
         // Safe: the mutable properties below are set by the preparing thread before `start` posts the
         // transfer (the inbox's lock orders that), then only touched on the transport's loop thread (see
         // the type's comment); `cancelled` and `unmatchedWaits` are atomic, the things other threads
-        // touch; `admittedLoop` is only touched under the admission's lock; `bodyQueue` is a `let` of a
-        // Sendable type.
+        // touch; `admittedLoop` is only touched under the admission's lock; `bodyQueue` and `streamedBody` are
+        // `let`s of Sendable types.
         let request: URLRequest
         let bodyFile: URL?
+        /// The body pulled as it is sent (``StreamedBody``); `nil` for a body in memory or in a file.
+        let streamedBody: StreamedBodyReader?
         /// The class's proxy; `nil` lets libcurl read the environment's.
         let proxy: URL?
         /// Dropped when the transfer ends, which also breaks the request → handle → receiver → request cycle.
@@ -36,6 +38,11 @@
         private let unmatchedWaits = Atomic<Int>(0)
         /// The write callback returned `CURL_WRITEFUNC_PAUSE`: libcurl holds a chunk and reads no more.
         private var paused = false
+        /// The read callback returned `CURL_READFUNC_PAUSE`: the streamed body had nothing ready; its producer
+        /// posts a `resume` once it has.
+        private var sendPaused = false
+        /// The streamed body's bytes handed to libcurl so far (its upload progress).
+        private var streamedBytes: Int64 = 0
         /// Bodies saved to a file: where their events go, off the loop thread (`nil`: delivered on it).
         /// The queue of a transfer whose body is saved to a file (`nil` otherwise); tests read its figures.
         let bodyQueue: CurlBodyQueue?
@@ -86,9 +93,13 @@
         var admittedLoop = CurlTransfer.notAdmitted
         static let notAdmitted = -1
 
-        init(request: URLRequest, bodyFile: URL?, transport: CurlTransport, savedToFile: Bool, proxy: URL? = nil) {
+        init(
+            request: URLRequest, bodyFile: URL?, transport: CurlTransport, savedToFile: Bool, proxy: URL? = nil,
+            streamedBody: StreamedBodyReader? = nil
+        ) {
             self.request = request
             self.bodyFile = bodyFile
+            self.streamedBody = streamedBody
             self.proxy = proxy
             self.transport = transport
             self.bodyQueue = savedToFile ? CurlBodyQueue() : nil
@@ -172,10 +183,14 @@
         private var isDemanded: Bool { unmatchedWaits.load(ordering: .sequentiallyConsistent) <= 0 }
 
         /// On the loop thread, for a `resume` command: lets libcurl read again unless the receiver still
-        /// waits. libcurl may hand the held chunk over inside this call.
+        /// waits, and send again when the streamed body paused it. libcurl may hand the held chunk over, and
+        /// ask for body bytes, inside this call (a direction with nothing new pauses itself again).
         func resumeIfPaused() {
-            guard active, paused, isDemanded, let xfer else { return }
-            paused = false
+            guard active, let xfer else { return }
+            let receive = paused && isDemanded
+            guard receive || sendPaused else { return }
+            if receive { paused = false }
+            sendPaused = false
             _ = ccurl_xfer_unpause(xfer)
         }
 
@@ -196,6 +211,11 @@
                 }
                 bodyDescriptor = descriptor
                 bodyLength = Int64(info.st_size)
+                bodyMode = 2
+                body = nil
+            } else if let streamedBody {
+                // Read as it is sent; without a length libcurl sends it chunked (HTTP/1.1) or in data frames.
+                bodyLength = streamedBody.length ?? -1
                 bodyMode = 2
                 body = nil
             } else if let body, !body.isEmpty {
@@ -268,6 +288,8 @@
             if let current = gathered, let bodyQueue { bodyQueue.buffers.give(current.buffer) }
             gathered = nil
             receiver = nil
+            // The producer's iteration ends with the transfer, whichever way it ended.
+            streamedBody?.cancel()
             if let xfer { ccurl_xfer_free(xfer) }
             xfer = nil
             if bodyDescriptor >= 0 { close(bodyDescriptor) }
@@ -405,6 +427,7 @@
         }
 
         fileprivate func readBody(into buffer: UnsafeMutablePointer<CChar>, capacity: Int) -> Int {
+            if let streamedBody { return readStreamed(streamedBody, into: buffer, capacity: capacity) }
             guard !isCancelled, bodyDescriptor >= 0 else { return ccurl_read_abort() }
             while true {
                 let count = read(bodyDescriptor, buffer, capacity)
@@ -413,9 +436,38 @@
             }
         }
 
+        /// The next bytes of a streamed body, never waiting: with none ready the transfer pauses its sending
+        /// until the producer has a chunk (its `ready` callback posts the resume). Progress counts the bytes
+        /// handed to libcurl, which are the body's alone (libcurl's own count includes the chunk framing).
+        private func readStreamed(_ body: StreamedBodyReader, into buffer: UnsafeMutablePointer<CChar>, capacity: Int)
+            -> Int
+        {
+            guard !isCancelled else { return ccurl_read_abort() }
+            let read = body.read(into: UnsafeMutableRawBufferPointer(start: buffer, count: capacity)) { [self] in
+                transport?.post(.resume(self))
+            }
+            switch read {
+            case .bytes(let count):
+                streamedBytes += Int64(count)
+                let (sent, expected) = (streamedBytes, body.length ?? -1)
+                deliver { $0.transferDidSend(totalBytes: sent, expectedBytes: expected) }
+                return count
+            case .wait:
+                sendPaused = true
+                return ccurl_read_pause()
+            case .end:
+                // The length is known now: the last report says so, which makes it due whatever the rate.
+                let sent = streamedBytes
+                deliver { $0.transferDidSend(totalBytes: sent, expectedBytes: sent) }
+                return 0
+            case .failed:
+                return ccurl_read_abort()
+            }
+        }
+
         fileprivate func progressed(uploaded: Int64) -> Int32 {
             guard !isCancelled else { return 1 }
-            if uploaded != lastReportedUpload, bodyLength > 0 {
+            if uploaded != lastReportedUpload, bodyLength > 0, streamedBody == nil {
                 lastReportedUpload = uploaded
                 let expected = bodyLength
                 deliver { $0.transferDidSend(totalBytes: uploaded, expectedBytes: expected) }
@@ -431,6 +483,10 @@
             let verifyResult = xfer.map { Int(ccurl_xfer_verify_result($0)) } ?? 0
             guard !isCancelled, receiver != nil else { return release() }
             let response = self.response
+            if result != 0, let failure = streamedBody?.failure {
+                // The body's sequence threw, or broke its length: that, not libcurl's abort, is the reason.
+                return complete(response: response, error: failure)
+            }
             // Read before `complete` releases the easy handle; delivered in order with the body.
             if let metrics = xfer.map(Self.metrics(of:)) { deliver { $0.transferDidCollect(metrics: metrics) } }
             if headerTooLarge {

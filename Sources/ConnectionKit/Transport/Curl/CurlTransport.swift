@@ -100,7 +100,7 @@
         {
             let transfer = CurlTransfer(
                 request: request, bodyFile: options.bodyFile, transport: self,
-                savedToFile: options.lane == .savedToFile, proxy: options.proxy)
+                savedToFile: options.lane == .savedToFile, proxy: options.proxy, streamedBody: options.streamedBody)
             if let tls = options.tls { transfer.tls = try CurlTLSSettings(tls) }
             return transfer
         }

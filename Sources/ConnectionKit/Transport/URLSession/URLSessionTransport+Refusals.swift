@@ -13,10 +13,27 @@ extension URLSessionTransport {
                         + "cannot send through a proxy chosen per class; choose the libcurl transport for this class "
                         + "(ConnectionTransport.libcurl(), on Linux)."))
         }
+        if options.streamedBody != nil {
+            return ConnectionError(.invalidRequest(reason: streamedBodyRefusal))
+        }
         if let asks = options.tls?.beyondDefault {
             return ConnectionError(.tls(TLSFailure(.unsupported, message: tlsRefusal(asks))))
         }
         return nil
+    }
+
+    /// The sentence for a request whose body is streamed (``StreamedBody``). On Linux, FoundationNetworking ends a
+    /// streamed body at the first moment its `InputStream` has no bytes ready (a truncated body, sent without an
+    /// error), and a stream that waits for them instead blocks URLSession's one process-wide queue (docs/linux.md).
+    static var streamedBodyRefusal: String {
+        #if os(Linux)
+            return "its body is streamed (RequestBody.stream), which URLSession on Linux cannot send without "
+                + "truncating it or blocking every URLSession transfer of the process, and nothing was sent; choose "
+                + "the libcurl transport for this class (override transport to return try .libcurl())."
+        #else
+            return "its body is streamed (RequestBody.stream), which ConnectionKit does not send over URLSession on "
+                + "this platform yet, and nothing was sent; see docs/streaming.md."
+        #endif
     }
 
     /// The sentence for a class whose TLS configuration URLSession cannot honour.

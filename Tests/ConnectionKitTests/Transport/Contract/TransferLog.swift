@@ -12,12 +12,14 @@ import Testing
 /// transport seam in the contract and wire tests: a change of the seam changes this function only.
 @discardableResult
 func startLogged(
-    _ request: URLRequest, on transport: any Transport, bodyFile: URL? = nil, log: TransferLog
+    _ request: URLRequest, on transport: any Transport, bodyFile: URL? = nil,
+    streamedBody: StreamedBodyReader? = nil, log: TransferLog
 ) -> any TransferHandle {
     log.willStart()
     let handle: any TransferHandle
     do {
-        handle = try transport.startTransfer(request, options: TransferOptions(bodyFile: bodyFile), receiver: log)
+        let options = TransferOptions(bodyFile: bodyFile, streamedBody: streamedBody)
+        handle = try transport.startTransfer(request, options: options, receiver: log)
     } catch {
         Issue.record("the transport refused the transfer: \(error)")
         handle = RefusedTransfer.start(log)

@@ -167,6 +167,27 @@ import Testing
             }.sorted()
         }
 
+        @Test("a streamed body of known length over libcurl is on the wire what the same bytes from memory are")
+        func streamedBodyOfKnownLength() async throws {
+            let recorder = try WireRecorder()
+            let data = WireCase.large
+            let memory = WireCase(
+                name: "from memory", method: "PUT", fields: [("Content-Type", "application/octet-stream")],
+                body: .memory(data))
+            let overURLSession = try await send(memory, over: URLSessionTransport.shared, to: recorder)
+            var (request, _) = try memory.request(at: recorder.url)
+            request.httpBody = nil
+            let pieces = stride(from: 0, to: data.count, by: 100_000).map { data[$0..<min($0 + 100_000, data.count)] }
+            let reader = try StreamedBody(length: Int64(data.count)) { pieces.asyncElements }.makeReader()
+            let log = TransferLog()
+            startLogged(request, on: try ConnectionTransport.libcurl().implementation, streamedBody: reader, log: log)
+            await log.waitForCompletion()
+            #expect(log.error == nil, "\(String(describing: log.error))")
+            let overCurl = recorder.take()
+            try #require(overURLSession.count == 1 && overCurl.count == 1, "\(overURLSession) / \(overCurl)")
+            expectEquivalent(overURLSession[0], overCurl[0], userFields: memory.fields.map { $0.0 })
+        }
+
         /// Sends `wireCase` over `transport` and returns what the recorder received.
         private func send(_ wireCase: WireCase, over transport: any Transport, to recorder: WireRecorder) async throws
             -> [WireRecorder.Record]
