@@ -34,6 +34,21 @@ import Testing
         #expect(error.description.contains("reason phrase"), "\(error.description)")
     }
 
+    @Test("a header field whose value is only blanks: read on libcurl, a badServerResponse naming it on URLSession")
+    func headerValueOfBlanksOnly() throws {
+        let ending = try ending(
+            of: "HTTP/1.1 200 OK\r\nX-Blank: \t \r\nContent-Length: 2\r\nConnection: close\r\n\r\nok")
+        if Self.onLibcurl {
+            #expect(ending?.data == Data("ok".utf8), "\(String(describing: ending))")
+            return
+        }
+        guard let error = ending?.error, error.urlError?.code == .badServerResponse else {
+            Issue.record("expected URLError.badServerResponse, got \(String(describing: ending))")
+            return
+        }
+        #expect(error.description.contains("only blanks"), "\(error.description)")
+    }
+
     // FoundationNetworking stops the process on this response (docs/linux.md): libcurl only.
     @Test(
         "a chunked body with trailer fields completes on libcurl",
