@@ -49,6 +49,17 @@ import Testing
         #expect(error.description.contains("only blanks"), "\(error.description)")
     }
 
+    @Test("a NUL byte in a header field fails as badServerResponse on both transports, never an unknown error")
+    func nulByteInHeaderField() throws {
+        let ending = try ending(
+            of: "HTTP/1.1 200 OK\r\nSet-Cookie: a=b\u{0}c\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok")
+        guard let error = ending?.error, error.urlError?.code == .badServerResponse else {
+            Issue.record("expected URLError.badServerResponse, got \(String(describing: ending))")
+            return
+        }
+        #expect(error.description.contains("not valid HTTP"), "\(error.description)")
+    }
+
     // FoundationNetworking stops the process on this response (docs/linux.md): libcurl only.
     @Test(
         "a chunked body with trailer fields completes on libcurl",

@@ -44,6 +44,10 @@ enum TransportErrorMapping {
                         + "reason phrase, such as HTTP/1.1 200, and a header field whose value is only blanks); "
                         + "the libcurl transport reads both")
             }
+            if text.contains("Nul byte in header") {
+                // libcurl refuses a NUL in the head (RFC 9110 §5.5); the libcurl transport says the same.
+                return rewrite(urlError, as: .badServerResponse, "the server's answer is not valid HTTP")
+            }
             if text.contains("content unencoding") || text.contains("content encoding") {
                 return rewrite(urlError, as: .cannotDecodeContentData, "the compressed body could not be decoded")
             }
