@@ -611,6 +611,19 @@ const char *ccurl_xfer_error(void *pointer) { return ((xfer *)pointer)->error; }
 
 int ccurl_xfer_unpause(void *pointer) { return api.easy_pause(((xfer *)pointer)->easy, CC_PAUSE_CONT); }
 
+int ccurl_xfer_keep_body_coded(void *pointer) {
+    return set_long(((xfer *)pointer)->easy, CC_OPT_HTTP_CONTENT_DECODING, 0L);
+}
+
+unsigned int ccurl_decoded_codings(void) {
+    if (ccurl_load() != NULL || loaded_info == NULL) return 0;
+    unsigned int codings = 0;
+    if (loaded_info->features & CC_VERSION_LIBZ) codings |= ccurl_coding_zlib;
+    if (loaded_info->features & CC_VERSION_BROTLI) codings |= ccurl_coding_brotli;
+    if (loaded_info->features & CC_VERSION_ZSTD) codings |= ccurl_coding_zstd;
+    return codings;
+}
+
 // curl_easy_getinfo with the exact out-parameter type each kind of info is written as.
 static cc_off_t info_off(void *easy, int info) {
     cc_off_t value = 0;

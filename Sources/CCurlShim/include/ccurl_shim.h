@@ -85,6 +85,20 @@ const char *_Nonnull ccurl_xfer_error(void *_Nonnull xfer);
 /// Resumes a transfer whose write callback paused it (curl_easy_pause with CURLPAUSE_CONT). Loop
 /// thread only; libcurl may call the write callback again inside this call. Returns a CURLcode.
 int ccurl_xfer_unpause(void *_Nonnull xfer);
+/// Hands the rest of the transfer's body over as it arrives, without undoing its content coding
+/// (`CURLOPT_HTTP_CONTENT_DECODING` 0). Loop thread only, from the header callback once the head is
+/// complete. libcurl 7 reads the option at every body write; a libcurl that reads it with the head has
+/// already chosen its decoders by then, and the call changes nothing. Returns a CURLcode.
+int ccurl_xfer_keep_body_coded(void *_Nonnull xfer);
+
+/// The codings the loaded libcurl decodes, as `ccurl_coding_*` bits; 0 when libcurl is not loaded.
+unsigned int ccurl_decoded_codings(void);
+/// gzip, x-gzip and deflate (zlib).
+#define ccurl_coding_zlib 1u
+/// br (brotli).
+#define ccurl_coding_brotli 2u
+/// zstd.
+#define ccurl_coding_zstd 4u
 
 /// What libcurl measured for a transfer. Times are microseconds from the start of the transfer
 /// (libcurl's cumulative `*_TIME_T` values); 0 for a phase that did not happen.

@@ -72,14 +72,19 @@ public final class CookieJar: Sendable {
         }
     }
 
-    /// Stores the cookie of each `Set-Cookie` field value of one response, in the order received: they share
-    /// one creation time, and the jar keeps cookies of equal path and creation in the order stored, which is
-    /// RFC 6265 §5.4's order of creation.
+    /// Stores the cookie of each `Set-Cookie` field value of one response, in the order received, each created
+    /// ``creationStep`` after the one before: RFC 6265 §5.4 sends cookies of equal path in their order of
+    /// creation, and a shared time would leave cookies of one response that land under different domains (a
+    /// `Domain` cookie beside a host-only one) in the order the jar finds their domains instead.
     func store(setCookieFields values: [String], from url: URL, now: Date = Date()) {
-        for value in values {
-            store(setCookie: value, from: url, now: now)
+        for (index, value) in values.enumerated() {
+            store(setCookie: value, from: url, now: now.addingTimeInterval(Double(index) * Self.creationStep))
         }
     }
+
+    /// How much later each `Set-Cookie` field of one response is created than the one before it: a
+    /// microsecond, which a `Date` of this century still tells apart.
+    static let creationStep: TimeInterval = 1e-6
 
     /// Adds `cookie` as it is (no `Set-Cookie` domain or prefix rules applied), replacing one with the same
     /// name, domain and path. For apps that restore cookies from elsewhere. Returns `false`, storing nothing,

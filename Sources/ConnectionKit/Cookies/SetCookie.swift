@@ -61,9 +61,12 @@ struct SetCookie: Equatable, Sendable {
         case "max-age":
             if let seconds = Self.maxAge(value) { maxAge = seconds }
         case "domain":
+            // RFC 6265 §5.2.3: an empty `Domain` is ignored entirely, so an earlier one still counts; `Domain=.`
+            // is not empty, and leaves the cookie host-only.
+            guard !value.isEmpty else { return }
             var domain = Substring(value)
             if domain.first == "." { domain = domain.dropFirst() }
-            if !domain.isEmpty { self.domain = domain.lowercased() } else { self.domain = nil }
+            self.domain = domain.isEmpty ? nil : domain.lowercased()
         case "path":
             path = value.first == "/" ? value : nil
         case "secure": isSecure = true

@@ -87,7 +87,7 @@ enum DebugOutput {
     static func recordBodyPreview(of body: CompletedBody, for request: AnyConnectionRequest) {
         guard var current = run(of: request) else { return }
         // The cookies the response sets are secrets of the run too: a body may echo them.
-        let cookies = Redaction.setCookieValues(in: request.storage.withLock { $0.response?.head.fields } ?? [:])
+        let cookies = Redaction.setCookieValues(in: request.storage.withLock { $0.response?.head })
         if !cookies.isEmpty {
             current.secrets = Array(Set(current.secrets + cookies)).sorted { $0.count > $1.count }
             let secrets = current.secrets

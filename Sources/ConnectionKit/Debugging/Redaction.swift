@@ -174,17 +174,21 @@ enum Redaction {
         return scrubbable(values)
     }
 
-    /// `values` trimmed, each also with `/` escaped as JSON does, without the ones too short to scrub.
     /// The values of the cookies a response sets (its `Set-Cookie` fields), in every form a body could echo
-    /// them in: a login that also returns its session cookie in its body shows it redacted.
-    static func setCookieValues(in fields: [String: String]) -> [String] {
-        var values: [String] = []
-        for (name, value) in fields where ResponseHead.name(name, is: "set-cookie") {
-            values += SetCookie.split(joined: value).compactMap { SetCookie($0)?.value }
+    /// them in: a login that also returns its session cookie in its body shows it redacted. Each field line
+    /// is read on its own where the transport kept them apart. Where it joined them (URLSession), the
+    /// browser's split may glue a line onto its neighbour (a nameless line, a value holding `, x=`), so the
+    /// value of every piece between commas is a secret as well: hiding a fragment too many is harmless.
+    static func setCookieValues(in head: ResponseHead?) -> [String] {
+        guard let head else { return [] }
+        var lines = head.values(forName: "set-cookie")
+        if !head.linesApart, let joined = head.value(forName: "set-cookie") {
+            lines += joined.split(separator: ",").map(String.init)
         }
-        return scrubbable(values)
+        return scrubbable(lines.compactMap { SetCookie($0)?.value })
     }
 
+    /// `values` trimmed, each also with `/` escaped as JSON does, without the ones too short to scrub.
     private static func scrubbable(_ values: [String]) -> [String] {
         let trimmed = values.map { $0.trimmingCharacters(in: .whitespaces) }
         let all = trimmed + trimmed.map { $0.replacingOccurrences(of: "/", with: "\\/") }

@@ -112,6 +112,26 @@ struct CookieJarTests {
         #expect(CookieJar.header(for: jar.cookies(for: Self.site, now: Self.now)) == "old=2; new=1")
     }
 
+    @Test("the cookies of one response keep their order of creation, a Domain cookie before a host-only one too")
+    func oneResponseKeepsCreationOrderAcrossDomains() {
+        let jar = CookieJar()
+        jar.store(
+            setCookieFields: ["wide=1; Domain=example.com", "host=1", "wider=1; Domain=www.example.com"],
+            from: Self.site, now: Self.now)
+        #expect(names(jar, "https://www.example.com/") == ["wide", "host", "wider"])
+    }
+
+    @Test("an empty Domain is ignored: an earlier Domain the host is not in still refuses the cookie")
+    func emptyDomainIgnored() throws {
+        let jar = CookieJar()
+        #expect(!jar.store(setCookie: "a=1; Domain=api.example.com; Domain=", from: Self.site, now: Self.now))
+        #expect(jar.store(setCookie: "b=1; Domain=example.com; Domain=", from: Self.site, now: Self.now))
+        #expect(names(jar, "https://api.example.com/") == ["b"])
+        jar.store(setCookie: "c=1; Domain=example.com; Domain=.", from: Self.site, now: Self.now)
+        #expect(names(jar, "https://api.example.com/") == ["b"], "Domain=. leaves c host-only")
+        #expect(try #require(SetCookie("d=1; Domain=")).domain == nil)
+    }
+
     @Test("Secure cookies are never set from http and never sent over http")
     func secure() {
         let jar = CookieJar()

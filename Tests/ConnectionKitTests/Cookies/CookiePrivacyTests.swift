@@ -99,4 +99,28 @@ struct CookiePrivacyTests {
             #expect(!text.contains(session), "\(text)")
         }
     }
+    @Test("a cookie set beside a nameless Set-Cookie line has its value redacted in a body that echoes it")
+    func cookieBesideNamelessLineRedacted() async throws {
+        DebugCapture.install()
+        let server = try TestServer.started()
+        defer { server.stop() }
+        let session = "beside-\(UUID().uuidString)"
+        server.route("/login") { _ in
+            var response = TestResponse.jsonString(#"{"session": "\#(session)"}"#)
+            // Joined with ", ", the nameless line reads as the rest of the session cookie's value.
+            response.headers.append(TestHeader("Set-Cookie", "session=\(session)"))
+            response.headers.append(TestHeader("Set-Cookie", "nameless-marker"))
+            return response
+        }
+        let login = LoudJarRequest(server.url("/login"), jar: CookieJar())
+        let body = try await login.value()
+        #expect(String(decoding: body, as: UTF8.self).contains(session), "the body really echoes it")
+        var dumped = ""
+        dump(ConnectionRegistry.shared.history().filter { $0.identifier == login.identifier }, to: &dumped)
+        let blocks = DebugCapture.blocks(for: login.identifier)
+        #expect(blocks.count >= 2, "a request block and a response block")
+        for text in blocks + [dumped] {
+            #expect(!text.contains(session), "\(text)")
+        }
+    }
 }

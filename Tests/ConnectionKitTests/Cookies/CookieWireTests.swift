@@ -172,6 +172,23 @@ struct CookieWireTests {
         _ = try await JarRequest(server.url("/echo"), jar: jar).value()
         #expect(server.receivedRequests("/echo").first?.header("Cookie") == "retry-token=r1")
     }
+
+    @Test("an empty Domain after one the host is not in leaves the cookie refused, not host-only")
+    func emptyDomainAfterAForeignOne() async throws {
+        let server = try TestServer.started()
+        defer { server.stop() }
+        server.route("/set") { _ in
+            var response = TestResponse.text("set")
+            response.headers.append(TestHeader("Set-Cookie", "foreign=1; Domain=elsewhere.example; Domain="))
+            response.headers.append(TestHeader("Set-Cookie", "kept=2; Domain="))
+            return response
+        }
+        server.route("/echo") { .echo($0) }
+        let jar = CookieJar()
+        _ = try await JarRequest(server.url("/set"), jar: jar).value()
+        _ = try await JarRequest(server.url("/echo"), jar: jar).value()
+        #expect(server.receivedRequests("/echo").first?.header("Cookie") == "kept=2")
+    }
 }
 
 /// The jar a client owns: every request of the client uses it without overriding `cookieJar`.

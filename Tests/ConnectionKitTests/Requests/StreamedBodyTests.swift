@@ -109,7 +109,7 @@ final class StreamedUpload: ConnectionRequest<Data>, @unchecked Sendable {
     override var tls: TLSConfiguration { configuration }
 }
 
-@Suite("Request bodies streamed from an AsyncSequence", .timeLimit(.minutes(2)))
+@Suite("Request bodies streamed from an AsyncSequence", .offThePool, .timeLimit(.minutes(2)))
 struct StreamedBodyTests {
     static func libcurl() throws -> ConnectionTransport { try .libcurl() }
 

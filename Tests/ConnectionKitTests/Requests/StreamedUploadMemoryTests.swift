@@ -9,7 +9,7 @@ import Testing
 
 /// A gigabyte streamed from an `AsyncSequence`, its peak memory read in a child process that does only that upload
 /// (this process's peak counts every test running beside it).
-@Suite("A 1 GiB streamed upload", .serialized, .exclusive, .timeLimit(.minutes(10)))
+@Suite("A 1 GiB streamed upload", .offThePool, .serialized, .exclusive, .timeLimit(.minutes(10)))
 struct StreamedUploadMemoryTests {
     static let count: Int64 = 1 << 30
     static let chunkSize = 64 * 1024

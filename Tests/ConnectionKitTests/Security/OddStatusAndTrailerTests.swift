@@ -7,11 +7,22 @@ import Testing
     import FoundationNetworking
 #endif
 
+#if canImport(CCurlShim)
+    import CCurlShim
+#endif
+
 /// A status line without a reason phrase and a chunked body with trailer fields: valid HTTP/1.1 (RFC 9112
 /// §4 makes the reason optional, §7.1.2 allows trailers) that FoundationNetworking cannot read. Run on both
 /// transports (`CONNECTIONKIT_TEST_TRANSPORT=libcurl`).
 @Suite(.offThePool, .timeLimit(.minutes(2))) struct OddStatusAndTrailerTests {
     private static var onLibcurl: Bool { ConnectionTransport.default.name == "libcurl" }
+
+    #if canImport(CCurlShim)
+        /// libcurl 7 under the libcurl transport: it lets a transfer keep its body coded once the head is read.
+        private static var onLibcurl7: Bool { onLibcurl && ccurl_version_number() < 0x08_00_00 }
+    #else
+        private static var onLibcurl7: Bool { false }
+    #endif
 
     private func ending(of bytes: String) async throws -> Ending? {
         let server = try TestServer.started()
@@ -32,6 +43,51 @@ import Testing
             return
         }
         #expect(error.description.contains("reason phrase"), "\(error.description)")
+    }
+
+    @Test("a header field whose value is only blanks: read on libcurl, a badServerResponse naming it on URLSession")
+    func headerValueOfBlanksOnly() async throws {
+        let ending = try await ending(
+            of: "HTTP/1.1 200 OK\r\nX-Blank: \t \r\nContent-Length: 2\r\nConnection: close\r\n\r\nok")
+        if Self.onLibcurl {
+            #expect(ending?.data == Data("ok".utf8), "\(String(describing: ending))")
+            return
+        }
+        guard let error = ending?.error, error.urlError?.code == .badServerResponse else {
+            Issue.record("expected URLError.badServerResponse, got \(String(describing: ending))")
+            return
+        }
+        #expect(error.description.contains("only blanks"), "\(error.description)")
+    }
+
+    @Test("a NUL byte in a header field fails as badServerResponse on both transports, never an unknown error")
+    func nulByteInHeaderField() async throws {
+        let ending = try await ending(
+            of: "HTTP/1.1 200 OK\r\nSet-Cookie: a=b\u{0}c\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok")
+        guard let error = ending?.error, error.urlError?.code == .badServerResponse else {
+            Issue.record("expected URLError.badServerResponse, got \(String(describing: ending))")
+            return
+        }
+        #expect(error.description.contains("not valid HTTP"), "\(error.description)")
+    }
+
+    // FoundationNetworking always decodes, and fails on a coding it does not know (docs/caching.md).
+    @Test(
+        "a body in a content or transfer coding libcurl does not know arrives as sent on libcurl 7, its coding named",
+        .enabled(if: onLibcurl7),
+        arguments: [
+            "Content-Encoding: x-unheard-of", "Transfer-Encoding: x-unheard-of", "Content-Encoding: gzip, x-rot",
+        ])
+    func unknownCodingKeptAsSent(field: String) async throws {
+        let server = try TestServer.started()
+        defer { server.stop() }
+        let head = "HTTP/1.1 200 OK\r\n\(field)\r\nConnection: close\r\n\r\n"
+        server.route("/r") { _ in TestResponse(fault: .raw(Data((head + "as sent").utf8))) }
+        let request = RetryingRequest(URLRequest(url: server.url("/r")))
+        let ending = await run(request)
+        #expect(ending?.data == Data("as sent".utf8), "\(String(describing: ending))")
+        let name = String(field.prefix { $0 != ":" })
+        #expect(request.urlResponse?.value(forHTTPHeaderField: name) == String(field.dropFirst(name.count + 2)))
     }
 
     // FoundationNetworking stops the process on this response (docs/linux.md): libcurl only.

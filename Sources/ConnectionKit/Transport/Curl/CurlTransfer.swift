@@ -397,9 +397,36 @@
                 inHeaderBlock = false
                 // 1xx blocks (100 Continue, 103 Early Hints) precede the real one.
                 guard status >= 200 || status == 101 else { return count }
+                if let xfer, Self.namesCodingLibcurlCannotDecode(fields) { _ = ccurl_xfer_keep_body_coded(xfer) }
                 deliverResponse()
             }
             return count
+        }
+
+        /// The content and transfer codings the loaded libcurl decodes.
+        private static let decodedCodings: Set<String> = {
+            let codings = ccurl_decoded_codings()
+            var names: Set<String> = ["identity", "none", "chunked"]
+            if codings & ccurl_coding_zlib != 0 { names.formUnion(["gzip", "x-gzip", "deflate"]) }
+            if codings & ccurl_coding_brotli != 0 { names.insert("br") }
+            if codings & ccurl_coding_zstd != 0 { names.insert("zstd") }
+            return names
+        }()
+
+        /// Whether `fields` name a content or transfer coding libcurl does not decode. libcurl fails such a
+        /// transfer ("Unrecognized content encoding type") where RFC 9110 §8.4 lets a recipient keep the body
+        /// coded, as browsers hand it over: the body is then kept as sent, its `Content-Encoding` telling how.
+        static func namesCodingLibcurlCannotDecode(_ fields: [ResponseHeaderField]) -> Bool {
+            for field in fields
+            where ResponseHead.name(field.name, is: "content-encoding")
+                || ResponseHead.name(field.name, is: "transfer-encoding")
+            {
+                for coding in field.value.split(separator: ",") {
+                    let name = coding.trimmingCharacters(in: .whitespaces).lowercased()
+                    if !name.isEmpty, !decodedCodings.contains(name) { return true }
+                }
+            }
+            return false
         }
 
         /// The version and status code of a status line (`HTTP/1.1 200 OK`), read in place: the version is

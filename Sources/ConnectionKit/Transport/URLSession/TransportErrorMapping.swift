@@ -36,11 +36,17 @@ enum TransportErrorMapping {
                 return ConnectionError(.responseTooLarge(limit: libcurlHeaderLineLimit))
             }
             if text.contains("Failed writing header"), !responseArrived {
-                // FoundationNetworking's status-line parser refuses the line and aborts libcurl's header callback.
+                // FoundationNetworking's head parser refuses a line and aborts libcurl's header callback: the
+                // text is the same for both lines it refuses, so the message names both.
                 return rewrite(
                     urlError, as: .badServerResponse,
-                    "FoundationNetworking could not read the response's status line (it refuses one without a "
-                        + "reason phrase, such as HTTP/1.1 200); the libcurl transport reads it")
+                    "FoundationNetworking could not read the response's head (it refuses a status line without a "
+                        + "reason phrase, such as HTTP/1.1 200, and a header field whose value is only blanks); "
+                        + "the libcurl transport reads both")
+            }
+            if text.contains("Nul byte in header") {
+                // libcurl refuses a NUL in the head (RFC 9110 §5.5); the libcurl transport says the same.
+                return rewrite(urlError, as: .badServerResponse, "the server's answer is not valid HTTP")
             }
             if text.contains("content unencoding") || text.contains("content encoding") {
                 return rewrite(urlError, as: .cannotDecodeContentData, "the compressed body could not be decoded")
