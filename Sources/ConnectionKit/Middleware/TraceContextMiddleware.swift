@@ -61,25 +61,7 @@ public struct TraceContext: Sendable, Hashable {
 
     /// The lowercase hex digits' bytes; `nil` for anything else (W3C requires lowercase).
     static func bytes(hex: Substring) -> [UInt8]? {
-        let digits = Array(hex.utf8)
-        guard digits.count % 2 == 0 else { return nil }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(digits.count / 2)
-        var index = 0
-        while index < digits.count {
-            guard let high = Self.nibble(digits[index]), let low = Self.nibble(digits[index + 1]) else { return nil }
-            bytes.append(high << 4 | low)
-            index += 2
-        }
-        return bytes
-    }
-
-    private static func nibble(_ digit: UInt8) -> UInt8? {
-        switch digit {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): return digit - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): return digit - UInt8(ascii: "a") + 10
-        default: return nil
-        }
+        SHA256.bytes(fromHexDigits: Array(hex.utf8), lowercaseOnly: true)
     }
 
     /// The `traceparent` value of a span `spanID` of this trace.

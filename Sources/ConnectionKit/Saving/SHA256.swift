@@ -141,22 +141,31 @@ struct SHA256 {
     static func digest(fromHex text: String) -> [UInt8]? {
         let digits = Array(text.trimmingCharacters(in: .whitespacesAndNewlines).utf8)
         guard digits.count == 64 else { return nil }
+        return bytes(fromHexDigits: digits)
+    }
+
+    /// The bytes of `digits`, two hexadecimal digits a byte (`A`–`F` too unless `lowercaseOnly`), or `nil` for
+    /// an odd count or anything else.
+    static func bytes(fromHexDigits digits: [UInt8], lowercaseOnly: Bool = false) -> [UInt8]? {
+        guard digits.count % 2 == 0 else { return nil }
         var bytes: [UInt8] = []
-        bytes.reserveCapacity(32)
+        bytes.reserveCapacity(digits.count / 2)
         var index = 0
-        while index < 64 {
-            guard let high = hexValue(digits[index]), let low = hexValue(digits[index + 1]) else { return nil }
+        while index < digits.count {
+            guard let high = hexValue(digits[index], lowercaseOnly: lowercaseOnly),
+                let low = hexValue(digits[index + 1], lowercaseOnly: lowercaseOnly)
+            else { return nil }
             bytes.append(high << 4 | low)
             index += 2
         }
         return bytes
     }
 
-    private static func hexValue(_ digit: UInt8) -> UInt8? {
+    private static func hexValue(_ digit: UInt8, lowercaseOnly: Bool) -> UInt8? {
         switch digit {
         case UInt8(ascii: "0")...UInt8(ascii: "9"): return digit - UInt8(ascii: "0")
         case UInt8(ascii: "a")...UInt8(ascii: "f"): return digit - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): return digit - UInt8(ascii: "A") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F") where !lowercaseOnly: return digit - UInt8(ascii: "A") + 10
         default: return nil
         }
     }
