@@ -30,7 +30,13 @@ extension Trait where Self == OffThePool {
 /// A fixed set of threads that run the jobs of the tests' tasks, first in first out.
 final class TestThreads: @unchecked Sendable {
     // Safe: `jobs` is only touched with `condition` locked.
-    static let shared = TestThreads(count: 24)
+    /// `CONNECTIONKIT_TEST_THREADS` threads (default 24): enough that a few blocked tests leave the others
+    /// room. Under a sanitizer, which slows every test several times over, CI asks for fewer, so that as many
+    /// tests do not run at once as would push their own time limits.
+    static let shared = TestThreads(
+        count: ProcessInfo.processInfo.environment["CONNECTIONKIT_TEST_THREADS"].flatMap { Int($0) }.map {
+            min(max($0, 1), 64)
+        } ?? 24)
 
     private let condition = NSCondition()
     private var jobs: [UnownedJob] = []
