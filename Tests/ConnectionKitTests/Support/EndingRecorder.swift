@@ -102,7 +102,9 @@ final class EndingRecorder: @unchecked Sendable {
     @discardableResult
     func ended(within seconds: TimeInterval = 30, sourceLocation: SourceLocation = #_sourceLocation) async -> Bool {
         let (arrived, problems) = await withCheckedContinuation { continuation in
-            Thread.detachNewThread { continuation.resume(returning: self.waitAndCheck(seconds: seconds)) }
+            Thread.detachNewThread {
+                continuation.resume(returning: self.waitAndCheck(seconds: seconds * testTimeScale))
+            }
         }
         for problem in problems { Issue.record(Comment(rawValue: problem), sourceLocation: sourceLocation) }
         return arrived

@@ -30,6 +30,14 @@ extension Locked where Value == Int {
 
 /// Suspends until `signal` is called or `timeout` passes; `register` receives the signal function.
 /// Returns whether the signal came (false on timeout).
+/// How many times longer every wait of a test may take: `CONNECTIONKIT_TEST_TIME_SCALE` (default 1). CI's sanitizer
+/// runs set it: under TSan every thread of the test process stood still for about 45 s at the start of a run, which
+/// a wait bounded for a plain run would count against the code it waits for.
+let testTimeScale: Double = {
+    let asked = ProcessInfo.processInfo.environment["CONNECTIONKIT_TEST_TIME_SCALE"].flatMap { Double($0) } ?? 1
+    return min(max(asked, 1), 20)
+}()
+
 func waitForSignal(timeout: TimeInterval, _ register: (@escaping @Sendable () -> Void) -> Void) async -> Bool {
     let fired = Locked<Bool?>(nil)
     return await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
@@ -42,7 +50,7 @@ func waitForSignal(timeout: TimeInterval, _ register: (@escaping @Sendable () ->
             if first { continuation.resume(returning: value) }
         }
         register { finish(true) }
-        DispatchQueue.global().asyncAfter(deadline: .now() + timeout) { finish(false) }
+        DispatchQueue.global().asyncAfter(deadline: .now() + timeout * testTimeScale) { finish(false) }
     }
 }
 

@@ -6,7 +6,7 @@ import Testing
 func eventually(
     timeout: TimeInterval = 20, sourceLocation: SourceLocation = #_sourceLocation, _ condition: () -> Bool
 ) async -> Bool {
-    let deadline = Date().addingTimeInterval(timeout)
+    let deadline = Date().addingTimeInterval(timeout * testTimeScale)
     while !condition() {
         guard Date() < deadline else {
             Issue.record("condition not met within \(timeout) s", sourceLocation: sourceLocation)

@@ -14,11 +14,11 @@ struct OffThePool: SuiteTrait, TestTrait, TestScoping {
     func provideScope(
         for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
     ) async throws {
-        guard testCase != nil || !test.isSuite else { return try await function() }
+        guard testCase != nil || !test.isSuite, let threads = TestThreads.shared else { return try await function() }
         guard #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *) else {
             return try await function()
         }
-        try await withTaskExecutorPreference(TestThreads.shared) { try await function() }
+        try await withTaskExecutorPreference(threads) { try await function() }
     }
 }
 
@@ -31,12 +31,13 @@ extension Trait where Self == OffThePool {
 final class TestThreads: @unchecked Sendable {
     // Safe: `jobs` is only touched with `condition` locked.
     /// `CONNECTIONKIT_TEST_THREADS` threads (default 24): enough that a few blocked tests leave the others
-    /// room. Under a sanitizer, which slows every test several times over, CI asks for fewer, so that as many
-    /// tests do not run at once as would push their own time limits.
-    static let shared = TestThreads(
-        count: ProcessInfo.processInfo.environment["CONNECTIONKIT_TEST_THREADS"].flatMap { Int($0) }.map {
-            min(max($0, 1), 64)
-        } ?? 24)
+    /// room. `0` runs the tests on the cooperative pool instead (`nil` here): CI's sanitizer runs do, where
+    /// every test is several times slower and the pool's width keeps as many from running at once as would
+    /// push their own time limits.
+    static let shared: TestThreads? = {
+        let asked = ProcessInfo.processInfo.environment["CONNECTIONKIT_TEST_THREADS"].flatMap { Int($0) } ?? 24
+        return asked <= 0 ? nil : TestThreads(count: min(asked, 64))
+    }()
 
     private let condition = NSCondition()
     private var jobs: [UnownedJob] = []
