@@ -48,15 +48,14 @@ extension AnyConnectionRequest {
 
     // MARK: - Middleware
 
-    /// The context every middleware of the current attempt shares.
-    private func middlewareBase() -> (pipeline: RunPipeline, base: RunPipeline.Base) {
+    /// The run's middleware, the context they share for the current attempt, and the position of the one that
+    /// answered it; `nil`, in one lock and nothing built, when the run has no middleware.
+    private func middlewareBase() -> (pipeline: RunPipeline, base: RunPipeline.Base, answeredBy: Int?)? {
         storage.withLock { state in
-            (
-                state.pipeline,
-                RunPipeline.Base(
-                    request: self, client: state.client, runIdentifier: state.identifier,
-                    attempt: state.lifecycle.attempt)
-            )
+            guard !state.pipeline.isEmpty else { return nil }
+            let base = RunPipeline.Base(
+                request: self, client: state.client, runIdentifier: state.identifier, attempt: state.lifecycle.attempt)
+            return (state.pipeline, base, state.answeringMiddleware)
         }
     }
 
@@ -65,8 +64,9 @@ extension AnyConnectionRequest {
     func prepareThroughMiddleware(
         _ request: inout URLRequest
     ) throws(ConnectionError) -> (response: TransportResponse, body: Data)? {
-        let (pipeline, base) = middlewareBase()
-        guard !pipeline.isEmpty, let (index, answer) = try pipeline.prepare(&request, base: base) else { return nil }
+        guard let (pipeline, base, _) = middlewareBase(),
+            let (index, answer) = try pipeline.prepare(&request, base: base)
+        else { return nil }
         // An answer stands for a body kept in memory: a file or a stream expects the transport's bytes.
         guard fileDestination == nil, !isStreaming else {
             let reason =
@@ -84,16 +84,13 @@ extension AnyConnectionRequest {
 
     /// Tells the run's middleware (those above the one that answered, if one did) how the attempt ended.
     func tellMiddleware(_ outcome: @autoclosure () -> MiddlewareOutcome) {
-        let (pipeline, base) = middlewareBase()
-        guard !pipeline.isEmpty else { return }
-        let end = storage.withLock { $0.answeringMiddleware }
-        pipeline.received(outcome(), before: end, base: base)
+        guard let (pipeline, base, answeredBy) = middlewareBase() else { return }
+        pipeline.received(outcome(), before: answeredBy, base: base)
     }
 
     /// The run's middleware's decision about retrying after `error`, if one of them gives one.
     func middlewareRetryDecision(for error: ConnectionError, response: ConnectionResponse?) -> RetryDecision? {
-        let (pipeline, base) = middlewareBase()
-        guard !pipeline.isEmpty else { return nil }
+        guard let (pipeline, base, _) = middlewareBase() else { return nil }
         return pipeline.retryDecision(for: error, response: response, base: base)
     }
 }
