@@ -24,6 +24,19 @@ import Testing
         private static var onLibcurl7: Bool { false }
     #endif
 
+    /// Checks that `ending` is a `badServerResponse` transport error whose message names `problem`.
+    private func expectBadServerResponse(
+        _ ending: Ending?, naming problem: String, sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        guard let error = ending?.error, error.urlError?.code == .badServerResponse else {
+            Issue.record(
+                "expected URLError.badServerResponse, got \(String(describing: ending))", sourceLocation: sourceLocation
+            )
+            return
+        }
+        #expect(error.description.contains(problem), "\(error.description)", sourceLocation: sourceLocation)
+    }
+
     private func ending(of bytes: String) async throws -> Ending? {
         let server = try TestServer.started()
         defer { server.stop() }
@@ -38,11 +51,7 @@ import Testing
             #expect(ending?.data == Data("ok".utf8), "\(String(describing: ending))")
             return
         }
-        guard let error = ending?.error, error.urlError?.code == .badServerResponse else {
-            Issue.record("expected URLError.badServerResponse, got \(String(describing: ending))")
-            return
-        }
-        #expect(error.description.contains("reason phrase"), "\(error.description)")
+        expectBadServerResponse(ending, naming: "reason phrase")
     }
 
     @Test("a header field whose value is only blanks: read on libcurl, a badServerResponse naming it on URLSession")
@@ -53,22 +62,14 @@ import Testing
             #expect(ending?.data == Data("ok".utf8), "\(String(describing: ending))")
             return
         }
-        guard let error = ending?.error, error.urlError?.code == .badServerResponse else {
-            Issue.record("expected URLError.badServerResponse, got \(String(describing: ending))")
-            return
-        }
-        #expect(error.description.contains("only blanks"), "\(error.description)")
+        expectBadServerResponse(ending, naming: "only blanks")
     }
 
     @Test("a NUL byte in a header field fails as badServerResponse on both transports, never an unknown error")
     func nulByteInHeaderField() async throws {
         let ending = try await ending(
             of: "HTTP/1.1 200 OK\r\nSet-Cookie: a=b\u{0}c\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok")
-        guard let error = ending?.error, error.urlError?.code == .badServerResponse else {
-            Issue.record("expected URLError.badServerResponse, got \(String(describing: ending))")
-            return
-        }
-        #expect(error.description.contains("not valid HTTP"), "\(error.description)")
+        expectBadServerResponse(ending, naming: "not valid HTTP")
     }
 
     // FoundationNetworking always decodes, and fails on a coding it does not know (docs/caching.md).
