@@ -74,7 +74,6 @@ struct OfflineSyscallTests {
             kill(process.processIdentifier, SIGKILL)
         }
         process.waitUntilExit()
-        pipe.fileHandleForReading.readabilityHandler = nil
         #expect(finished.done, "the traced helper printed: \(finished.printed.suffix(300))")
         #expect(process.terminationReason == .exit && process.terminationStatus == 0)
         let text = try String(contentsOfFile: traceFile, encoding: .utf8)

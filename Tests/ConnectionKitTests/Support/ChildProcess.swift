@@ -62,9 +62,7 @@ final class ChildProcess: @unchecked Sendable {
             let killed = process.isRunning
             if killed { kill(process.processIdentifier, SIGKILL) }
             process.waitUntilExit()
-            outputPipe.fileHandleForReading.readabilityHandler = nil
-            let rest = outputPipe.fileHandleForReading.readDataToEndOfFile()
-            return (killed, process.terminationStatus, output.finish(with: rest))
+            return (killed, process.terminationStatus, output.finish())
         }
         if killed { Issue.record("ChildProcessHelper did not exit within \(timeout) s; killed") }
         return (status, printed)

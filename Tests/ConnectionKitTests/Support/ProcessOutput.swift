@@ -9,19 +9,44 @@ import Foundation
 /// What a child process printed so far, and whether it exited: the one collector of `ChildProcess` and
 /// `Tinyproxy`, whose waits wake on every chunk and on the exit instead of polling.
 final class ProcessOutput: @unchecked Sendable {
-    // Safe: `output` and `hasExited` are only touched under `condition`.
+    // Safe: `output`, `hasExited` and `reachedEnd` are only touched under `condition`.
     private let condition = NSCondition()
     private var output = Data()
     private var hasExited = false
+    private var reachedEnd = false
 
-    /// Collects what `process` writes to `pipe` and notes its exit. Call before `process.run()`.
+    /// Collects what `process` writes to `pipe` and notes its exit. Call before `process.run()`, and close
+    /// this process's copy of the pipe's write end after it.
+    ///
+    /// The pipe is read by a thread of its own with plain `read(2)`, never a `readabilityHandler`: such a
+    /// handler is a libdispatch read source, and tearing one down while other sources come and go corrupts
+    /// libdispatch's epoll bookkeeping on Linux (swift-corelibs-libdispatch#949): a CI run crashed with
+    /// SIGSEGV in `_dispatch_unote_unregister_muxed`. A blocking read registers nothing with libdispatch.
     func collect(_ pipe: Pipe, of process: Process) {
         process.terminationHandler = { [weak self] _ in self?.update { $0.hasExited = true } }
-        pipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
-            let chunk = handle.availableData
-            guard !chunk.isEmpty else { return }
-            self?.update { $0.output.append(chunk) }
+        readToEnd(pipe.fileHandleForReading)
+    }
+
+    /// Reads `handle` to its end on a thread of its own, which holds the handle (and so its descriptor) open
+    /// until then.
+    fileprivate func readToEnd(_ handle: FileHandle) {
+        let thread = Thread { [self] in
+            let descriptor = handle.fileDescriptor
+            var buffer = [UInt8](repeating: 0, count: 65_536)
+            while true {
+                let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+                if count < 0 && errno == EINTR { continue }
+                update { output in
+                    if count > 0 {
+                        output.output.append(contentsOf: buffer[0..<count])
+                    } else {
+                        output.reachedEnd = true
+                    }
+                }
+                if count <= 0 { return }
+            }
         }
+        thread.start()
     }
 
     /// Everything printed so far.
@@ -31,12 +56,21 @@ final class ProcessOutput: @unchecked Sendable {
         return String(decoding: output, as: UTF8.self)
     }
 
-    /// Adds what was read after the readability handler stopped, and returns everything printed.
-    func finish(with rest: Data) -> String {
+    /// Waits until the pipe reached its end (every writer closed it: the child exited) or `timeout` seconds
+    /// passed, and returns everything printed.
+    func finish(timeout: TimeInterval = 10) -> String {
+        _ = waitForEnd(until: Date().addingTimeInterval(timeout))
+        return printed
+    }
+
+    /// Waits until the pipe reached its end; `false` when `deadline` passed first.
+    fileprivate func waitForEnd(until deadline: Date) -> Bool {
         condition.lock()
         defer { condition.unlock() }
-        output.append(rest)
-        return String(decoding: output, as: UTF8.self)
+        while !reachedEnd {
+            if !condition.wait(until: deadline) { return reachedEnd }
+        }
+        return true
     }
 
     /// Waits until `done` holds for the output so far, the process exited, or `timeout` seconds passed.
@@ -79,11 +113,7 @@ extension ProcessOutput {
     /// come (a full pipe never blocks the child); kills it after `timeout` seconds and throws
     /// ``TestTimeout``. Every read has that deadline.
     ///
-    /// Each pipe is read by a thread of its own with plain `read(2)`, not a `readabilityHandler`: such a
-    /// handler is a dispatch source on the pipe's descriptor, which Foundation may close before the
-    /// source's cancellation has run, and libdispatch's event loop can then crash on the reused
-    /// descriptor (`_dispatch_event_loop_drain`, the crash family of swift-corelibs-foundation#4791).
-    /// A loaded CI run crashed there while the TLS tests ran their many short `openssl` commands.
+    /// Each pipe is read by a thread of its own (see ``collect(_:of:)`` for why not a `readabilityHandler`).
     ///
     /// `input`, when given, writes the child's standard input (on the calling thread, while both pipes are
     /// read), which is closed after it returns.
@@ -101,8 +131,9 @@ extension ProcessOutput {
         try process.run()
         try? outputPipe.fileHandleForWriting.close()
         try? errorPipe.fileHandleForWriting.close()
-        let output = PipeReader(outputPipe.fileHandleForReading)
-        let errors = PipeReader(errorPipe.fileHandleForReading)
+        let (output, errors) = (ProcessOutput(), ProcessOutput())
+        output.readToEnd(outputPipe.fileHandleForReading)
+        errors.readToEnd(errorPipe.fileHandleForReading)
         if let input {
             try? inputPipe.fileHandleForReading.close()
             input(inputPipe.fileHandleForWriting)
@@ -110,53 +141,10 @@ extension ProcessOutput {
         }
         // Both pipes reach their end when the child (and whatever inherited them) exited.
         let deadline = Date().addingTimeInterval(timeout)
-        let ended = output.wait(until: deadline) && errors.wait(until: deadline)
+        let ended = output.waitForEnd(until: deadline) && errors.waitForEnd(until: deadline)
         if !ended { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
         guard ended else { throw TestTimeout() }
-        return FinishedProcess(status: process.terminationStatus, output: output.text, errors: errors.text)
-    }
-}
-
-/// Reads a pipe to its end on a thread of its own, which holds the pipe's handle (and so its descriptor
-/// open) until it is done.
-private final class PipeReader: @unchecked Sendable {
-    // Safe: `bytes` and `isDone` are only touched under `condition`.
-    private let condition = NSCondition()
-    private var bytes = Data()
-    private var isDone = false
-
-    init(_ handle: FileHandle) {
-        let thread = Thread { [self] in
-            let descriptor = handle.fileDescriptor
-            var buffer = [UInt8](repeating: 0, count: 65_536)
-            while true {
-                let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-                if count < 0 && errno == EINTR { continue }
-                condition.lock()
-                if count > 0 { bytes.append(contentsOf: buffer[0..<count]) } else { isDone = true }
-                condition.broadcast()
-                condition.unlock()
-                if count <= 0 { return }
-            }
-        }
-        thread.start()
-    }
-
-    /// Waits until the pipe reached its end; `false` when `deadline` passed first.
-    func wait(until deadline: Date) -> Bool {
-        condition.lock()
-        defer { condition.unlock() }
-        while !isDone {
-            if !condition.wait(until: deadline) { return isDone }
-        }
-        return true
-    }
-
-    /// What was read, as text.
-    var text: String {
-        condition.lock()
-        defer { condition.unlock() }
-        return String(decoding: bytes, as: UTF8.self)
+        return FinishedProcess(status: process.terminationStatus, output: output.printed, errors: errors.printed)
     }
 }
