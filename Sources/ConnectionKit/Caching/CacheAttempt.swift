@@ -1,10 +1,8 @@
 import Foundation
 
-/// What the class's ``HTTPCache`` knows of the attempt in flight: kept in the request's state from the
+/// What the class's ``HTTPCache`` knows of the attempt in flight: kept by the run's ``CacheStage`` from the
 /// lookup before it is sent until its response is stored, revalidated or answered from the cache.
 struct CacheAttempt: Sendable {
-    /// The class's cache.
-    let cache: HTTPCache
     /// The class's policy.
     let policy: HTTPCachePolicy
     /// The attempt as the cache sees it (the cookie jar's cookies included: they partition the entry).

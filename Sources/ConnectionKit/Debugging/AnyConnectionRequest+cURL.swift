@@ -19,7 +19,11 @@ extension AnyConnectionRequest {
             request = sent
         } else {
             do {
-                request = try prepareRequest(throughMiddleware: false).0
+                var built = try makeURLRequest()
+                try AuthorizationStage.authorize(&built, owner: self)
+                try RequestChecks.check(&built, timeoutInterval: timeoutInterval, secretQueryItems: secretQueryItems)
+                try checkFileDestination()
+                request = built
                 // What would be refused before sending is not rendered either (a header line starting
                 // with `@` would make curl read a file).
                 try WireValidation.check(request, hook: "makeURLRequest()")

@@ -30,15 +30,13 @@ extension AnyConnectionRequest {
         on chosen: ConnectionClient? = nil, alreadyCancelled: Bool = false
     ) {
         let client = chosen ?? self.client
-        // User code (the hooks, `runStarted`), read outside the lock; a joined run keeps its own.
-        let pipeline = RunPipeline.resolve(for: self, on: client)
         let action = storage.withLock { state in
             let action = state.lifecycle.handle(.start)
             switch action {
             case .startRun(let run):
                 state.beginRun()
                 state.client = client
-                state.pipeline = pipeline
+                state.pipeline = .empty
                 if let waiter { state.waiters.append(Waiter(run: run, resume: waiter)) }
                 state.delivery = delivery.map { (run, $0) }
             case .joinRun(let run):
@@ -58,7 +56,15 @@ extension AnyConnectionRequest {
         // Outside the request's lock: an ending that ran first has nobody to remove, so the run is
         // checked again once registered.
         client.registry.register(self, run: run)
-        if !storage.withLock({ $0.lifecycle.isRunning(run) }) {
+        // User code (the hooks, `runStarted`), read outside the lock once the run's client is set, which the
+        // hooks' defaults read; a joined run keeps its own.
+        let pipeline = RunPipeline.resolve(for: self, on: client)
+        let running = storage.withLock { state in
+            guard state.lifecycle.isRunning(run) else { return false }
+            state.pipeline = pipeline
+            return true
+        }
+        if !running {
             client.registry.unregister(self, run: run)
         }
         guard !alreadyCancelled else {
@@ -124,57 +130,43 @@ extension AnyConnectionRequest {
 
     // MARK: - Attempts and transfers
 
-    /// Builds and sends the current attempt of `run` (the machine already counted it).
+    /// Builds and sends the current attempt of `run` (the machine already counted it), through the run's
+    /// pipeline: the middleware, ConnectionKit's checks, then the built-in stages; the first of them that
+    /// answers stands for the network, and those after it never see the attempt.
     func beginAttempt(run: RunNumber) {
+        let pipeline = storage.withLock { $0.pipeline }
+        pipeline.attemptStarted()
         var request: URLRequest
-        let answer: (response: TransportResponse, body: Data)?
+        let answer: StageAnswer?
         do {
-            (request, answer) = try prepareRequest(throughMiddleware: true)
+            (request, answer) = try prepareRequest(through: pipeline)
         } catch {
             finish(run: run, outcome: .failure(contextualize(error, as: { .invalidRequest(reason: "\($0)") })))
             return
         }
         storage.withLock { $0.attemptRequest = request }
-        // A middleware answered: the stages after it (authorization, cookies, cache, transport) never see the attempt.
         if let answer {
             answerWithoutNetwork(answer.response, body: answer.body, request: request, run: run)
-            return
-        }
-        // The class's HTTP cache answers a fresh `GET` without the network, or adds its conditions.
-        if let stored = consultCache(&request) {
-            answerFromCache(stored.response, source: stored.source, request: request, run: run)
             return
         }
         beginTransfer(run: run, request: request)
     }
 
-    /// Calls `makeURLRequest()`, then (`throughMiddleware`) the run's middleware, and, unless one of them
-    /// answered, applies authorization and ConnectionKit's checks. Returns the request, and the answer a
-    /// middleware gave instead of the network.
-    func prepareRequest(throughMiddleware: Bool) throws -> (URLRequest, (response: TransportResponse, body: Data)?) {
+    /// Calls `makeURLRequest()`, then the run's middleware, ConnectionKit's checks and the built-in stages of
+    /// `pipeline`. Returns the request, and the answer a middleware or a stage gave instead of the network.
+    private func prepareRequest(through pipeline: RunPipeline) throws -> (URLRequest, StageAnswer?) {
         var request = try makeURLRequest()
-        if throughMiddleware, let answer = try prepareThroughMiddleware(&request) {
-            return (request, answer)
-        }
-        // Read before `authorization`: a refresh ending in between then only causes a needless retry.
-        let generation = authorizationRefresher?.generation
-        if request.value(forHTTPHeaderField: "Authorization") == nil, let authorization {
-            let value = authorization.headerValue
-            try WireValidation.check(method: nil, headerFields: [("Authorization", value)], hook: "authorization")
-            request.setValue(value, forHTTPHeaderField: "Authorization")
-        }
-        storage.withLock { $0.authorizationGeneration = generation }
+        if let answer = try prepareThroughMiddleware(&request) { return (request, answer) }
         try RequestChecks.check(&request, timeoutInterval: timeoutInterval, secretQueryItems: secretQueryItems)
         try checkFileDestination()
-        return (request, nil)
+        let answer = try pipeline.prepareAttempt(&request, owner: self)
+        return (request, answer)
     }
 
     /// Sends `request` as the next transfer of `run` (a new attempt or a redirect hop), once its method
     /// and headers pass the wire check: the last word on whatever `makeURLRequest()` returned.
     func beginTransfer(run: RunNumber, request: URLRequest) {
         var request = request
-        let ownCookieHeader = request.value(forHTTPHeaderField: "Cookie")
-        addJarCookies(to: &request)
         let fileTarget: FileTarget?
         let prepared: any PreparedTransfer
         do {
@@ -189,7 +181,7 @@ extension AnyConnectionRequest {
             finish(run: run, outcome: .failure(contextualize(error, as: { .fileSystem(underlying: $0) })))
             return
         }
-        guard let number = claimTransfer(run: run, sending: request, ownCookieHeader: ownCookieHeader) else { return }
+        guard let number = claimTransfer(run: run, sending: request) else { return }
         runClient.notify(.willSend(request), for: self)
         let receiver = TransferContext(request: self, transfer: number, fileTarget: fileTarget)
         let handle = prepared.start(receiver: receiver)
@@ -271,13 +263,12 @@ extension AnyConnectionRequest {
 
     /// Asks the machine for a transfer of `run` that sends `request` (from the network or, with nothing
     /// sent, from the HTTP cache) and records what it sends; `nil` when the run is not between transfers.
-    func claimTransfer(run: RunNumber, sending request: URLRequest, ownCookieHeader: String?) -> TransferNumber? {
+    func claimTransfer(run: RunNumber, sending request: URLRequest) -> TransferNumber? {
         let redacted = Redaction.redactedURL(request.url, secretQueryItems: secretQueryItems)
         let action = storage.withLock { state in
             let action = state.lifecycle.handle(.beginTransfer(run))
             if case .startTransfer = action {
                 state.sentRequest = request
-                state.ownCookieHeader = ownCookieHeader
                 state.sentMethod = request.httpMethod ?? "GET"
                 state.redactedURL = redacted
                 state.response = nil

@@ -18,9 +18,10 @@ extension AnyConnectionRequest {
         let saved = fileTarget != nil && !isRedirect
         let placement = saved ? fileTarget?.placement(for: ConnectionResponse(response, metrics: nil)) : nil
         var metrics: ConnectionAttemptMetrics?
+        var pipeline = RunPipeline.empty
         let current: Bool = storage.withLock { state in
             guard case .proceed = state.lifecycle.handle(.response(transfer)) else { return false }
-            defer { metrics = state.attemptMetrics.last }
+            defer { (metrics, pipeline) = (state.attemptMetrics.last, state.pipeline) }
             state.response = response
             state.noteResponseStarted(at: Date())
             state.lastActivity = .now()
@@ -37,8 +38,7 @@ extension AnyConnectionRequest {
             attemptFailed(transfer, error: error, response: response)
             return .ignore
         }
-        // The cookie jar is a stage after the middleware: it never sees what one of them answered.
-        if response.source != .middleware { storeJarCookies(from: response.head) }
+        pipeline.received(response, owner: self)
         if isRedirect { return .discard }
         let head = ConnectionResponse(response, metrics: metrics)
         if let fileTarget, let placement, let choice = fileChoice(placement, fileTarget, head, transfer) {
@@ -165,24 +165,38 @@ extension AnyConnectionRequest {
         // The last progress report of the body, whatever the rate.
         transferDidProgress(
             .download, bytes: 0, total: nil, transfer: transfer, interval: progressInterval, force: true)
-        guard let claimed = claimTransfer(transfer) else {
+        var pipeline = RunPipeline.empty
+        guard let claimed = claimTransfer(transfer, update: { pipeline = $0.pipeline }) else {
             sink?.discard()
             return
         }
-        // The cache's part: an unsafe method invalidates; a `304` to its conditions answers from it.
-        let (answer, answerSink) = applyingCache(to: response, sink: sink, transfer: transfer)
+        // The stages' part, the one nearest the transport first (the cache: a `304` to its conditions answers
+        // from it).
         let run = transfer.run
-        if resendAfterLostEntry(answer, run: run) {
-            answerSink?.discard()
-            return
-        }
-        validateAndParse(answer, sink: answerSink, run: run, attempt: claimed.attempt)
+        guard
+            case .response(let answer, let answerSink) = pipeline.finalResponse(
+                response, sink: sink, owner: self, run: run)
+        else { return }
+        validateAndParse(answer, sink: answerSink, pipeline: pipeline, run: run, attempt: claimed.attempt)
     }
 
-    /// The attempt's final answer (after the cache's part): its body finished, validated, parsed, stored in
-    /// the cache when allowed, and the run ended; or the next step of a failure (retry, refresh, fallback).
+    /// Whether the current transfer is a hop of a redirect, not the attempt's first request.
+    var wasRedirected: Bool { storage.withLock { $0.redirectCount != 0 } }
+
+    /// Puts `replacement` in the place of `response` as the current transfer's response (a stage answered
+    /// with another one), when `response` is still it.
+    func replaceResponse(_ response: TransportResponse, with replacement: TransportResponse) {
+        storage.withLock { state in
+            if state.response === response { state.response = replacement }
+        }
+    }
+
+    /// The attempt's final answer (after the stages' part): its body finished, validated, parsed, handed to
+    /// the stages (the cache stores it when allowed), and the run ended; or the next step of a failure (retry,
+    /// a stage taking over, an answer after the failure).
     private func validateAndParse(
-        _ answer: TransportResponse, sink answerSink: (any BodySink)?, run: RunNumber, attempt: Int
+        _ answer: TransportResponse, sink answerSink: (any BodySink)?, pipeline: RunPipeline, run: RunNumber,
+        attempt: Int
     ) {
         let body: CompletedBody
         do {
@@ -211,7 +225,7 @@ extension AnyConnectionRequest {
                 response: head)
             return
         }
-        storeInCache(answer, body: body)
+        pipeline.accepted(answer, body: body, owner: self)
         if !finish(run: run, outcome: .success(output), commit: body.commit) {
             body.discard()
         }
@@ -220,10 +234,10 @@ extension AnyConnectionRequest {
     /// Sends the next hop of a redirect, or fails when the limit is reached.
     private func followRedirect(_ response: TransportResponse, transfer: TransferNumber) {
         let limit = maximumRedirects
-        var sent: (request: URLRequest?, redirects: Int, ownCookie: String?) = (nil, 0, nil)
+        var sent: (request: URLRequest?, redirects: Int, pipeline: RunPipeline) = (nil, 0, .empty)
         let claimed = claimTransfer(transfer) { state in
             state.redirectCount += 1
-            sent = (state.sentRequest, state.redirectCount, state.ownCookieHeader)
+            sent = (state.sentRequest, state.redirectCount, state.pipeline)
         }
         guard claimed != nil else { return }
         let run = transfer.run
@@ -231,8 +245,9 @@ extension AnyConnectionRequest {
             finish(run: run, outcome: .failure(ConnectionError(.tooManyRedirects(limit: limit))))
             return
         }
-        // The next hop starts from the request's own cookies; the jar adds those of the hop's URL.
-        guard let previous = sent.request.map({ Self.replacingCookieHeader(of: $0, with: sent.ownCookie) }),
+        // The next hop starts from what the stages make of the last one (the request's own cookies, without
+        // the jar's); each stage then prepares it (the jar adds the cookies of the hop's URL).
+        guard let previous = sent.request.map({ sent.pipeline.redirecting(from: $0) }),
             var next = RedirectRule.nextRequest(
                 after: response, from: previous, secretHeaderFields: secretHeaderFields)
         else {
@@ -249,6 +264,7 @@ extension AnyConnectionRequest {
             finish(run: run, outcome: .failure(contextualize(refusal)))
             return
         }
+        sent.pipeline.prepareHop(&next, owner: self)
         beginTransfer(run: run, request: next)
     }
 

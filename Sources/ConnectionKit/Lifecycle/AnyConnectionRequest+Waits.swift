@@ -7,15 +7,18 @@ import Foundation
 extension AnyConnectionRequest {
     // MARK: - Retries
 
-    /// Asks ``retryDecision(for:attempt:response:)`` and either waits and retries, or ends the run.
+    /// Lets a stage take the failed attempt over (an authorization refresh), else asks the middleware and
+    /// ``retryDecision(for:attempt:response:)`` and either waits and retries, or ends the run (answered by a
+    /// stage instead when one can).
     func retryOrFail(run: RunNumber, attempt: Int, error: ConnectionError, response: ConnectionResponse?) {
         let error = contextualize(error)
-        if refreshAuthorization(run: run, attempt: attempt, after: error) { return }
+        let pipeline = storage.withLock { $0.pipeline }
+        if pipeline.takeOver(after: error, run: run, attempt: attempt, owner: self) { return }
         let decision =
             middlewareRetryDecision(for: error, response: response)
             ?? retryDecision(for: error, attempt: attempt, response: response)
         guard case .retry(let delay) = decision else {
-            if answerFromCacheAfterFailure(run: run, error: error, response: response) { return }
+            if pipeline.answerAfterFailure(error, response: response, owner: self, run: run) { return }
             finish(run: run, outcome: .failure(error))
             return
         }
@@ -23,8 +26,8 @@ extension AnyConnectionRequest {
     }
 
     /// Starts the run's next attempt `delay` seconds from now, or ends the run with `error` when it ended
-    /// meanwhile or the wait would pass its deadline (answered from the cache instead when its policy
-    /// allows, as when the retry policy gives up).
+    /// meanwhile or the wait would pass its deadline (answered by a stage instead when one can, the cache
+    /// when its policy allows, as when the retry policy gives up).
     func scheduleRetry(
         run: RunNumber, after delay: TimeInterval, error: ConnectionError, response: ConnectionResponse? = nil
     ) {
@@ -40,7 +43,8 @@ extension AnyConnectionRequest {
         guard case .scheduleRetry(let next) = action else {
             // The run ended meanwhile, or the wait would pass the deadline.
             timer.cancel()
-            if answerFromCacheAfterFailure(run: run, error: error, response: response) { return }
+            let pipeline = storage.withLock { $0.pipeline }
+            if pipeline.answerAfterFailure(error, response: response, owner: self, run: run) { return }
             finish(run: run, outcome: .failure(error))
             return
         }
@@ -48,7 +52,7 @@ extension AnyConnectionRequest {
         timer.schedule(deadline: firesAt)
     }
 
-    /// A backoff or an authorization refresh is over: the next attempt begins, if the run still waits.
+    /// A backoff or a stage's wait (an authorization refresh) is over: the next attempt begins, if the run still waits.
     func resumeAttempts(after event: RequestLifecycle.Event) {
         let action = storage.withLock { state in
             let action = state.lifecycle.handle(event)
@@ -98,8 +102,8 @@ extension AnyConnectionRequest {
         timer.schedule(deadline: .now() + timeout)
     }
 
-    /// Ends the run with `.timedOut` when the retry policy's deadline passes, or answers it from the
-    /// cache then (``deadlinePassed(run:)``).
+    /// Ends the run with `.timedOut` when the retry policy's deadline passes, or has a stage answer it then
+    /// (``deadlinePassed(run:)``).
     func armDeadline(run: RunNumber, after seconds: TimeInterval) {
         let timer = runClient.makeTimer { [weak self] timer in
             timer.cancel()
@@ -115,24 +119,25 @@ extension AnyConnectionRequest {
         timer.schedule(deadline: deadline)
     }
 
-    /// The retry policy's deadline passed. A run whose cache policy answers after a failure (offline first,
-    /// `stale-if-error`) stops its transfer or backoff and answers from the cache, as when the retry policy
-    /// gives up; any other run, or one with nothing stored that may answer, ends `.timedOut`.
+    /// The retry policy's deadline passed. A run a stage may answer after a failure (the cache under offline
+    /// first or `stale-if-error`) stops its transfer or backoff and is answered by it, as when the retry
+    /// policy gives up; any other run, or one with nothing stored that may answer, ends `.timedOut`.
     func deadlinePassed(run: RunNumber) {
         let error = contextualize(ConnectionError(.timedOut))
-        if mayAnswerFromCacheAfterFailure, interruptForCache(run: run),
-            answerFromCacheAfterFailure(run: run, error: error, response: nil)
+        let pipeline = storage.withLock { $0.pipeline }
+        if pipeline.mayAnswerAfterFailure, interruptForAnswer(run: run),
+            pipeline.answerAfterFailure(error, response: nil, owner: self, run: run)
         {
             return
         }
         finish(run: run, outcome: .failure(error))
     }
 
-    /// Stops the transfer in flight or the backoff of `run`, so that the cache can answer it; `false` when
-    /// the run is not in a state the cache can take over (ended, waiting for a refresh).
-    private func interruptForCache(run: RunNumber) -> Bool {
+    /// Stops the transfer in flight or the backoff of `run`, so that a stage can answer it; `false` when the
+    /// run is not in a state a stage can take over (ended, waiting for a stage).
+    private func interruptForAnswer(run: RunNumber) -> Bool {
         let action = storage.withLock { state in
-            let action = state.lifecycle.handle(.interruptedForCache(run))
+            let action = state.lifecycle.handle(.interruptedForAnswer(run))
             if case .transferEnded = action { state.noteAttemptEnded(at: Date()) }
             return action
         }

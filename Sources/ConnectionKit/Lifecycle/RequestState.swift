@@ -26,9 +26,6 @@ struct RequestState {
     var sentMethod: String?
     /// The request the current attempt started with (before redirects): what a retry sends again.
     var attemptRequest: URLRequest?
-    /// The `Cookie` header the current transfer's request set itself, before the cookie jar added its
-    /// cookies: the next hop of a redirect starts from it, and gets the jar's cookies of its own URL.
-    var ownCookieHeader: String?
     /// The response of the current transfer, as the transport handed it over.
     var response: TransportResponse?
     var dateStarted: Date?
@@ -52,21 +49,16 @@ struct RequestState {
     // MARK: Client
     /// The client of the current (or last) run: what the `client` hook returned when it started.
     var client = ConnectionClient.shared
-    /// The middleware of the current run, resolved when it started.
+    /// The pipeline of the current run (its middleware and built-in stages), resolved when it started. The
+    /// stages keep their own state of the run: this state holds none of a feature's.
     var pipeline = RunPipeline.empty
     /// The position of the middleware that answered the current attempt, if one did: only those before it
     /// hear the attempt's outcome.
     var answeringMiddleware: Int?
-    /// The ``AuthorizationRefresher`` generation when the current attempt's authorization was applied.
-    var authorizationGeneration: UInt64?
     /// A multipart body assembled on disk, uploaded from there; deleted when its run ends.
     var assembledBody: AssembledBody?
     /// The streamed body the current attempt's request carries, made again for each of its transfers.
     var streamedBody: RunStreamedBody?
-    /// What the class's HTTP cache knows of the current attempt; `nil` without a cache.
-    var cacheAttempt: CacheAttempt?
-    /// The run already sent a request again because a `304` confirmed a stored response that was gone.
-    var resentAfterLostEntry = false
 
     struct DirectionCounters {
         var completed: Int64 = 0
@@ -84,14 +76,12 @@ struct RequestState {
         attemptMetrics = []
         dateStarted = Date()
         dateFinished = nil
-        resentAfterLostEntry = false
         resetTransferCounters()
     }
 
     /// Attempt number `attempt` of the current run begins.
     mutating func beginAttempt(_ attempt: Int) {
         redirectCount = 0
-        cacheAttempt = nil
         answeringMiddleware = nil
         noteAttemptStarted(attempt, at: Date())
     }

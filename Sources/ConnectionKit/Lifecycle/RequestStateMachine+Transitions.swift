@@ -7,7 +7,7 @@ extension RequestStateMachine {
     var activeRun: Run? {
         switch state {
         case .preparing(let run), .transferring(let run, _), .waitingForRetry(let run, _),
-            .waitingForRefresh(let run), .committing(let run, _):
+            .waitingForStage(let run), .committing(let run, _):
             return run
         case .idle, .delivering, .ended:
             return nil
@@ -30,7 +30,7 @@ extension RequestStateMachine {
     var connectionState: ConnectionState {
         switch state {
         case .idle: return .idle
-        case .preparing, .transferring, .waitingForRetry, .waitingForRefresh, .committing: return .running
+        case .preparing, .transferring, .waitingForRetry, .waitingForStage, .committing: return .running
         case .delivering(let ending), .ended(let ending): return ending.state
         }
     }
@@ -96,7 +96,7 @@ extension RequestStateMachine {
         return .transferEnded(attempt: run.attempt, transfer: transferring.transfer, idleTimer: transferring.idleTimer)
     }
 
-    // MARK: - Retries and refreshes
+    // MARK: - Retries and waits for a stage
 
     mutating func scheduleRetry(_ number: RunNumber, firesAt time: DispatchTime, timer: Timer) -> Action {
         guard case .preparing(let run) = state, run.number == number, run.attempt > 0 else {
@@ -107,22 +107,23 @@ extension RequestStateMachine {
         return .scheduleRetry(attempt: run.attempt + 1)
     }
 
-    mutating func startRefresh(_ number: RunNumber) -> Action {
-        guard case .preparing(var run) = state, run.number == number, run.attempt > 0, !run.refreshed else {
+    /// A stage takes the failed attempt over; the run waits for it, once per run.
+    mutating func startStageWait(_ number: RunNumber) -> Action {
+        guard case .preparing(var run) = state, run.number == number, run.attempt > 0, !run.waitedForStage else {
             return .ignore
         }
-        run.refreshed = true
-        state = .waitingForRefresh(run)
-        return .refresh(attempt: run.attempt + 1)
+        run.waitedForStage = true
+        state = .waitingForStage(run)
+        return .waitForStage(attempt: run.attempt + 1)
     }
 
     /// Where the next attempt comes from.
-    enum Wait { case start, retry, refresh }
+    enum Wait { case start, retry, stage }
 
     mutating func resumeAttempts(_ number: RunNumber, from wait: Wait) -> Action {
         var resumed: Run
         switch (state, wait) {
-        case (.waitingForRetry(let run, _), .retry), (.waitingForRefresh(let run), .refresh):
+        case (.waitingForRetry(let run, _), .retry), (.waitingForStage(let run), .stage):
             resumed = run
         case (.preparing(let run), .start) where run.attempt == 0:
             resumed = run
@@ -135,11 +136,11 @@ extension RequestStateMachine {
         return .beginAttempt(number, attempt: resumed.attempt)
     }
 
-    /// Stops what the run waits for, so that an answer from the cache can take its place: the transfer
-    /// in flight ends (``Action/transferEnded(attempt:transfer:idleTimer:)``), the backoff timer is
-    /// cancelled (``Action/cancelTimer(_:)``); a run already between transfers proceeds. A run waiting for
-    /// an authorization refresh, or before its first attempt, is left alone (``Action/ignore``).
-    mutating func interruptForCache(_ number: RunNumber) -> Action {
+    /// Stops what the run waits for, so that a stage's answer can take its place: the transfer in flight ends
+    /// (``Action/transferEnded(attempt:transfer:idleTimer:)``), the backoff timer is cancelled
+    /// (``Action/cancelTimer(_:)``); a run already between transfers proceeds. A run waiting for a stage, or
+    /// before its first attempt, is left alone (``Action/ignore``).
+    mutating func interruptForAnswer(_ number: RunNumber) -> Action {
         switch state {
         case .transferring(let run, let transferring) where run.number == number:
             state = .preparing(run)
@@ -196,7 +197,7 @@ extension RequestStateMachine {
         case .preparing: state = .preparing(run)
         case .transferring(_, let transferring): state = .transferring(run, transferring)
         case .waitingForRetry(_, let backoff): state = .waitingForRetry(run, backoff: backoff)
-        case .waitingForRefresh: state = .waitingForRefresh(run)
+        case .waitingForStage: state = .waitingForStage(run)
         case .committing(_, let outcome): state = .committing(run, outcome)
         case .idle, .delivering, .ended: break
         }

@@ -22,8 +22,8 @@ struct RequestStateMachine<Transfer, Timer> {
         case transferring(Run, Transferring)
         /// Waiting out a retry's backoff.
         case waitingForRetry(Run, backoff: Timer)
-        /// Waiting for the authorization refresher after a `401`.
-        case waitingForRefresh(Run)
+        /// Waiting for a stage that took a failed attempt over (the authorization refresh after a `401`).
+        case waitingForStage(Run)
         /// The ending is claimed (nothing else can end the run) and a saved file is being moved
         /// into place; readers still see `.running`, so an ending is never shown and then changed.
         case committing(Run, RunOutcome)
@@ -40,8 +40,8 @@ struct RequestStateMachine<Transfer, Timer> {
         var attempt = 0
         /// How many transfers (attempts and redirect hops) the run began.
         var transfers = 0
-        /// Whether the run already retried after an authorization refresh (a run does so once).
-        var refreshed = false
+        /// Whether the run already waited for a stage (a run does so once: no refresh loop).
+        var waitedForStage = false
         /// The retry policy's deadline for the whole run, and its timer.
         var deadline: (time: DispatchTime, timer: Timer)?
     }
@@ -111,13 +111,14 @@ extension RequestStateMachine {
         case retryScheduled(RunNumber, firesAt: DispatchTime, timer: Timer)
         /// The backoff timer fired.
         case backoffFired(RunNumber)
-        /// An authorization refresh is wanted after a `401`.
-        case refreshStarted(RunNumber)
-        /// The refresh succeeded (a failed one ends the run with ``end(_:_:commits:)``).
-        case refreshEnded(RunNumber)
-        /// The run's deadline passed and the request answers from its cache instead: the transfer in flight
-        /// or the backoff stops, and the run is between transfers again (only after its first attempt began).
-        case interruptedForCache(RunNumber)
+        /// A stage takes a failed attempt over and the run waits for it (the authorization refresh).
+        case stageWaitStarted(RunNumber)
+        /// The stage is done: the next attempt begins (a failed wait ends the run with ``end(_:_:commits:)``).
+        case stageWaitEnded(RunNumber)
+        /// The run's deadline passed and a stage answers the run instead (the cache, with a stored response):
+        /// the transfer in flight or the backoff stops, and the run is between transfers again (only after its
+        /// first attempt began).
+        case interruptedForAnswer(RunNumber)
         /// The run ends with `outcome`; `commits` when a commit must run before it is visible.
         case end(RunNumber, RunOutcome, commits: Bool)
         /// The commit ran; `failure` replaces the outcome when it failed.
@@ -148,8 +149,8 @@ extension RequestStateMachine {
         case transferEnded(attempt: Int, transfer: Transfer?, idleTimer: Timer?)
         /// Schedule the retry's timer.
         case scheduleRetry(attempt: Int)
-        /// Ask the refresher, then retry.
-        case refresh(attempt: Int)
+        /// Wait for the stage, then start attempt `attempt`.
+        case waitForStage(attempt: Int)
         /// The run ended: release what it held, then commit (if any) and deliver.
         case endRun(Closing)
         /// The commit ran: deliver `outcome`.
@@ -173,9 +174,9 @@ extension RequestStateMachine {
         case .completed(let number): return complete(number)
         case .retryScheduled(let run, let time, let timer): return scheduleRetry(run, firesAt: time, timer: timer)
         case .backoffFired(let run): return resumeAttempts(run, from: .retry)
-        case .refreshStarted(let run): return startRefresh(run)
-        case .refreshEnded(let run): return resumeAttempts(run, from: .refresh)
-        case .interruptedForCache(let run): return interruptForCache(run)
+        case .stageWaitStarted(let run): return startStageWait(run)
+        case .stageWaitEnded(let run): return resumeAttempts(run, from: .stage)
+        case .interruptedForAnswer(let run): return interruptForAnswer(run)
         case .end(let run, let outcome, let commits): return end(run, outcome, commits: commits)
         case .commitEnded(let run, let failure): return commitEnded(run, failure: failure)
         case .delivered(let run):

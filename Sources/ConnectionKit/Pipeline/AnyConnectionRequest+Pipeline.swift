@@ -14,10 +14,7 @@ extension AnyConnectionRequest {
     /// transfers (it ended, or waits for a retry): then nothing was done.
     @discardableResult
     func answerWithoutNetwork(_ response: TransportResponse, body: Data, request: URLRequest, run: RunNumber) -> Bool {
-        let ownCookieHeader = request.value(forHTTPHeaderField: "Cookie")
-        guard let number = claimTransfer(run: run, sending: request, ownCookieHeader: ownCookieHeader) else {
-            return false
-        }
+        guard let number = claimTransfer(run: run, sending: request) else { return false }
         // Off the caller's thread, as a transport's completion is: `start()` returns at once.
         process(run: run, on: runClient.processingQueue) { self.deliverAnswer(response, body: body, transfer: number) }
         return true
@@ -63,7 +60,7 @@ extension AnyConnectionRequest {
     /// of the network, as a response, or `nil` when the request goes on to the built-in stages.
     func prepareThroughMiddleware(
         _ request: inout URLRequest
-    ) throws(ConnectionError) -> (response: TransportResponse, body: Data)? {
+    ) throws(ConnectionError) -> StageAnswer? {
         guard let (pipeline, base, _) = middlewareBase(),
             let (index, answer) = try pipeline.prepare(&request, base: base)
         else { return nil }
@@ -79,7 +76,7 @@ extension AnyConnectionRequest {
         let response = TransportResponse(
             url: request.url, statusCode: answer.statusCode, httpVersion: "HTTP/1.1", head: ResponseHead(lines: lines),
             source: .middleware)
-        return (response, answer.body)
+        return StageAnswer(response: response, body: answer.body)
     }
 
     /// Tells the run's middleware (those above the one that answered, if one did) how the attempt ended.

@@ -4,25 +4,59 @@ import Foundation
     import FoundationNetworking
 #endif
 
-/// The middleware of one run, in the order they apply, with the value each kept for the run: resolved once
-/// when the run starts (``resolve(for:on:)``), so that a run keeps one list whatever changes meanwhile.
+/// The pipeline of one run, in the order it applies: the client's middleware, then the class's, each with the
+/// value it kept for the run; then the built-in stages (authorization, the cookie jar, the HTTP cache); then
+/// the transport. Built in one place, ``resolve(for:on:)``, once when the run starts, so that a run keeps one
+/// list whatever changes meanwhile. The lifecycle calls the list, never a feature by name
+/// (``RunPipeline+Stages.swift`` for the stages' moments).
 struct RunPipeline: Sendable {
-    /// No middleware: what a run without any costs, one check per step.
-    static let empty = RunPipeline(middleware: [], values: [])
+    /// No middleware, and only the authorization stage of a class without a refresher (which keeps nothing
+    /// per run): what a plain run costs, no allocation and one check per step.
+    static let empty = RunPipeline(middleware: [], values: [], stages: plainStages)
+    private static let plainStages: [any PipelineStage] = [AuthorizationStage.withoutRefresher]
 
     let middleware: [any ConnectionMiddleware]
     /// What each middleware's `runStarted` returned, by position.
     let values: [(any Sendable)?]
+    /// The built-in stages, in order: authorization, then the cookie jar and the HTTP cache when the class
+    /// has them.
+    let stages: [any PipelineStage]
 
+    /// Whether the run has no middleware.
     var isEmpty: Bool { middleware.isEmpty }
 
-    /// The client's middleware, then the class's, each told that the run starts. Runs in the caller's
-    /// task (or thread), outside every lock: user code.
+    /// The list for a run of `request` on `client`: the client's middleware, then the class's, each told that
+    /// the run starts; then a fresh instance of each built-in stage the class uses. Runs in the caller's task
+    /// (or thread), outside every lock: it reads the hooks (user code).
     static func resolve(for request: AnyConnectionRequest, on client: ConnectionClient) -> RunPipeline {
         let classMiddleware = request.middleware
-        guard !client.middleware.isEmpty || !classMiddleware.isEmpty else { return .empty }
+        let stages = builtInStages(for: request)
+        guard !client.middleware.isEmpty || !classMiddleware.isEmpty else {
+            return RunPipeline(middleware: [], values: [], stages: stages)
+        }
         let all = client.middleware + classMiddleware
-        return RunPipeline(middleware: all, values: all.map { $0.runStarted(request) })
+        return RunPipeline(middleware: all, values: all.map { $0.runStarted(request) }, stages: stages)
+    }
+
+    /// Authorization (with its refresh), the cookie jar, the HTTP cache: in that order, each only when the
+    /// class uses it.
+    private static func builtInStages(for request: AnyConnectionRequest) -> [any PipelineStage] {
+        let refresher = request.authorizationRefresher
+        let jar = request.cookieJar
+        let cache = request.httpCache
+        guard refresher != nil || jar != nil || cache != nil else { return plainStages }
+        var stages: [any PipelineStage] = [refresher.map { AuthorizationStage(refresher: $0) } ?? .withoutRefresher]
+        if let jar { stages.append(CookieStage(jar: jar)) }
+        if let cache { stages.append(CacheStage(cache: cache)) }
+        return stages
+    }
+
+    /// The run's stage of type `type`, if it has one.
+    func stage<Stage: PipelineStage>(_ type: Stage.Type) -> Stage? {
+        for stage in stages {
+            if let found = stage as? Stage { return found }
+        }
+        return nil
     }
 
     /// The context the middleware at `index` is called with.

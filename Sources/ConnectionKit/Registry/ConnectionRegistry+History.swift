@@ -79,7 +79,7 @@ extension ConnectionRegistry {
         let needs = recorder.needs
         guard needs.history || needs.statistics else { return }
         let (summary, details) = HistoryRecordBuilder.summary(of: request, outcome: outcome, withDetails: needs.history)
-        let cacheAsked = request.storage.withLock { $0.cacheAttempt?.answers ?? false }
+        let cacheAsked = request.storage.withLock { $0.pipeline.stage(CacheStage.self) }?.answers ?? false
         recorder.record(summary, details: details, type: type(of: request), keep: needs.history, cacheAsked: cacheAsked)
     }
 

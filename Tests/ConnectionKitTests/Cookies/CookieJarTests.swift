@@ -244,11 +244,11 @@ struct CookieJarTests {
             Cookie(name: "session", value: "fromJar", domain: "x"), Cookie(name: "csrf", value: "t", domain: "x"),
         ]
         #expect(
-            AnyConnectionRequest.mergedCookieHeader(own: "session=mine; theme=dark", jar: jar)
+            CookieStage.mergedCookieHeader(own: "session=mine; theme=dark", jar: jar)
                 == "session=mine; theme=dark; csrf=t")
-        #expect(AnyConnectionRequest.mergedCookieHeader(own: nil, jar: jar) == "session=fromJar; csrf=t")
-        #expect(AnyConnectionRequest.mergedCookieHeader(own: "a=1", jar: []) == "a=1")
-        #expect(AnyConnectionRequest.mergedCookieHeader(own: nil, jar: []) == nil)
+        #expect(CookieStage.mergedCookieHeader(own: nil, jar: jar) == "session=fromJar; csrf=t")
+        #expect(CookieStage.mergedCookieHeader(own: "a=1", jar: []) == "a=1")
+        #expect(CookieStage.mergedCookieHeader(own: nil, jar: []) == nil)
     }
 
     @Test("the public-suffix list compiled into the package parses and knows co.uk and github.io")

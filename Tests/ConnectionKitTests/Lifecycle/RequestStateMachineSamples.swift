@@ -11,7 +11,7 @@ func caseName(of value: Any) -> String {
 
 /// The kinds of ``RequestStateMachine/State``, without their values.
 enum StateKind: String, Equatable {
-    case idle, preparing, transferring, waitingForRetry, waitingForRefresh, committing, delivering, ended
+    case idle, preparing, transferring, waitingForRetry, waitingForStage, committing, delivering, ended
     /// A case this list does not know: never what a test expects.
     case unknown
 
@@ -24,7 +24,7 @@ enum StateKind: String, Equatable {
 /// an earlier run exists to send stale events for.
 enum StateSample: CaseIterable, Hashable, CustomStringConvertible {
     /// `starting` is `preparing` before the first attempt; `preparing` is between two transfers.
-    case idle, starting, preparing, transferring, waitingForRetry, waitingForRefresh, committing, delivering, ended
+    case idle, starting, preparing, transferring, waitingForRetry, waitingForStage, committing, delivering, ended
 
     var kind: StateKind {
         switch self {
@@ -32,7 +32,7 @@ enum StateSample: CaseIterable, Hashable, CustomStringConvertible {
         case .starting, .preparing: return .preparing
         case .transferring: return .transferring
         case .waitingForRetry: return .waitingForRetry
-        case .waitingForRefresh: return .waitingForRefresh
+        case .waitingForStage: return .waitingForStage
         case .committing: return .committing
         case .delivering: return .delivering
         case .ended: return .ended
@@ -62,10 +62,10 @@ enum StateSample: CaseIterable, Hashable, CustomStringConvertible {
             _ = machine.handle(.beginTransfer(run))
             _ = machine.handle(.completed(transfer))
             _ = machine.handle(.retryScheduled(run, firesAt: .now(), timer: FakeTimer(id: 20)))
-        case .waitingForRefresh:
+        case .waitingForStage:
             _ = machine.handle(.beginTransfer(run))
             _ = machine.handle(.completed(transfer))
-            _ = machine.handle(.refreshStarted(run))
+            _ = machine.handle(.stageWaitStarted(run))
         case .committing:
             _ = machine.handle(.end(run, .success(Data0()), commits: true))
         case .delivering:
@@ -82,8 +82,8 @@ enum StateSample: CaseIterable, Hashable, CustomStringConvertible {
 enum EventSample: CaseIterable, Hashable, CustomStringConvertible {
     case start, cancel, firstAttempt, deadlineArmed, beginTransfer, transferCreated, idleTimerArmed, response, data,
         sent
-    case idleTimerFired, completed, retryScheduled, backoffFired, refreshStarted, refreshEnded, end, endWithCommit
-    case commitEnded, delivered, interruptedForCache
+    case idleTimerFired, completed, retryScheduled, backoffFired, stageWaitStarted, stageWaitEnded, end, endWithCommit
+    case commitEnded, delivered, interruptedForAnswer
 
     /// The events that carry a run or transfer number.
     static let numbered = allCases.filter { $0 != .start && $0 != .cancel }
@@ -104,13 +104,13 @@ enum EventSample: CaseIterable, Hashable, CustomStringConvertible {
         case .completed: return "completed"
         case .retryScheduled: return "retryScheduled"
         case .backoffFired: return "backoffFired"
-        case .refreshStarted: return "refreshStarted"
-        case .refreshEnded: return "refreshEnded"
+        case .stageWaitStarted: return "stageWaitStarted"
+        case .stageWaitEnded: return "stageWaitEnded"
         case .end: return "end"
         case .endWithCommit: return "endWithCommit"
         case .commitEnded: return "commitEnded"
         case .delivered: return "delivered"
-        case .interruptedForCache: return "interruptedForCache"
+        case .interruptedForAnswer: return "interruptedForAnswer"
         }
     }
 
@@ -133,13 +133,13 @@ enum EventSample: CaseIterable, Hashable, CustomStringConvertible {
         case .completed: return .completed(transfer)
         case .retryScheduled: return .retryScheduled(run, firesAt: .now(), timer: FakeTimer(id: 4))
         case .backoffFired: return .backoffFired(run)
-        case .refreshStarted: return .refreshStarted(run)
-        case .refreshEnded: return .refreshEnded(run)
+        case .stageWaitStarted: return .stageWaitStarted(run)
+        case .stageWaitEnded: return .stageWaitEnded(run)
         case .end: return .end(run, .failure(ConnectionError(.timedOut)), commits: false)
         case .endWithCommit: return .end(run, .success(Data0()), commits: true)
         case .commitEnded: return .commitEnded(run, failure: nil)
         case .delivered: return .delivered(run)
-        case .interruptedForCache: return .interruptedForCache(run)
+        case .interruptedForAnswer: return .interruptedForAnswer(run)
         }
     }
 }
@@ -155,7 +155,7 @@ struct Summary: Equatable {
     var idleTimer: FakeTimer?
     var backoff: FakeTimer?
     var deadline: FakeTimer?
-    var refreshed = false
+    var waitedForStage = false
 
     init(
         kind: StateKind, run: RunNumber?, transfer: TransferNumber?, attempt: Int, state: ConnectionState
@@ -168,7 +168,7 @@ struct Summary: Equatable {
             kind: StateKind(machine.state), run: machine.activeRun?.number, transfer: nil, attempt: machine.attempt,
             state: machine.connectionState)
         deadline = machine.activeRun?.deadline?.timer
-        refreshed = machine.activeRun?.refreshed ?? false
+        waitedForStage = machine.activeRun?.waitedForStage ?? false
         switch machine.state {
         case .transferring(_, let transferring):
             (transfer, handle, idleTimer) = (transferring.number, transferring.transfer, transferring.idleTimer)
@@ -185,7 +185,7 @@ struct Summary: Equatable {
 /// The kinds of ``RequestStateMachine/Action``, without their values.
 enum ActionKind: String, Equatable {
     case ignore, proceed, startRun, joinRun, beginAttempt, startTransfer, abandonTransfer, cancelTimer
-    case transferEnded, scheduleRetry, refresh, endRun, deliver
+    case transferEnded, scheduleRetry, waitForStage, endRun, deliver
     /// A case this list does not know: never what a test expects.
     case unknown
 

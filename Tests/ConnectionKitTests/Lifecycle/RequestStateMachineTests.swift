@@ -140,13 +140,13 @@ struct RequestStateMachineTests {
             ActionKind(machine.handle(.retryScheduled(run, firesAt: early, timer: FakeTimer(id: 3)))) == .scheduleRetry)
     }
 
-    @Test("a run refreshes its authorization once")
+    @Test("a run waits for a stage (an authorization refresh) once")
     func refreshOnce() {
         var machine = Self.running()
         let run = Self.firstRun
-        #expect(ActionKind(machine.handle(.refreshStarted(run))) == .refresh)
-        #expect(ActionKind(machine.handle(.refreshEnded(run))) == .beginAttempt)
-        #expect(ActionKind(machine.handle(.refreshStarted(run))) == .ignore)
+        #expect(ActionKind(machine.handle(.stageWaitStarted(run))) == .waitForStage)
+        #expect(ActionKind(machine.handle(.stageWaitEnded(run))) == .beginAttempt)
+        #expect(ActionKind(machine.handle(.stageWaitStarted(run))) == .ignore)
         #expect(Summary(machine).kind == .preparing)
     }
 
@@ -202,7 +202,7 @@ struct RequestStateMachineTests {
     /// The transitions the lifecycle allows; every other pair must be a no-op.
     static let allowed: [StateSample: [EventSample: Expectation]] = {
         var table: [StateSample: [EventSample: Expectation]] = [:]
-        let running: [StateSample] = [.starting, .preparing, .transferring, .waitingForRetry, .waitingForRefresh]
+        let running: [StateSample] = [.starting, .preparing, .transferring, .waitingForRetry, .waitingForStage]
         for sample in running {
             table[sample, default: [:]][.start] = (sample.kind, .joinRun)
             table[sample, default: [:]][.cancel] = (.delivering, .endRun)
@@ -219,18 +219,18 @@ struct RequestStateMachineTests {
         table[.starting, default: [:]][.firstAttempt] = (.preparing, .beginAttempt)
         table[.preparing, default: [:]][.beginTransfer] = (.transferring, .startTransfer)
         table[.preparing, default: [:]][.retryScheduled] = (.waitingForRetry, .scheduleRetry)
-        table[.preparing, default: [:]][.refreshStarted] = (.waitingForRefresh, .refresh)
+        table[.preparing, default: [:]][.stageWaitStarted] = (.waitingForStage, .waitForStage)
         for event in [EventSample.transferCreated, .idleTimerArmed, .response, .data, .sent, .idleTimerFired] {
             table[.transferring, default: [:]][event] = (.transferring, .proceed)
         }
         table[.transferring, default: [:]][.completed] = (.preparing, .transferEnded)
         table[.waitingForRetry, default: [:]][.backoffFired] = (.preparing, .beginAttempt)
-        table[.waitingForRefresh, default: [:]][.refreshEnded] = (.preparing, .beginAttempt)
+        table[.waitingForStage, default: [:]][.stageWaitEnded] = (.preparing, .beginAttempt)
         // The cache answers in place of the network: what the run waits for stops (not a refresh, and not
         // before the first attempt).
-        table[.transferring, default: [:]][.interruptedForCache] = (.preparing, .transferEnded)
-        table[.waitingForRetry, default: [:]][.interruptedForCache] = (.preparing, .cancelTimer)
-        table[.preparing, default: [:]][.interruptedForCache] = (.preparing, .proceed)
+        table[.transferring, default: [:]][.interruptedForAnswer] = (.preparing, .transferEnded)
+        table[.waitingForRetry, default: [:]][.interruptedForAnswer] = (.preparing, .cancelTimer)
+        table[.preparing, default: [:]][.interruptedForAnswer] = (.preparing, .proceed)
         return table
     }()
 

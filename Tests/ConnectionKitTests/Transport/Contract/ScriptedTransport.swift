@@ -36,17 +36,29 @@ final class ScriptedTransport: Sendable {
         case lateMetrics(TransferMetrics)
     }
 
-    let script: [Step]
+    /// The script of each transfer in turn; the last one plays for every transfer after it.
+    let scripts: [[Step]]
     /// Whether its transfers follow the receiver's demand (`followsDemand`: a `.wait` answer holds the
     /// next `.data` step until `demandMore()`).
     let canPause: Bool
     private let startedRequests = Locked<[URLRequest]>([])
     private let handles = Locked<[ScriptedTransfer]>([])
 
-    init(_ script: [Step], canPause: Bool = true) {
-        self.script = script
+    /// Every transfer plays `script`.
+    convenience init(_ script: [Step], canPause: Bool = true) {
+        self.init(scripts: [script], canPause: canPause)
+    }
+
+    /// The first transfer plays `scripts[0]`, the second `scripts[1]`, and so on; the last script plays
+    /// for every transfer after it.
+    init(scripts: [[Step]], canPause: Bool = true) {
+        precondition(!scripts.isEmpty, "a scripted transport needs a script")
+        self.scripts = scripts
         self.canPause = canPause
     }
+
+    /// The first transfer's script.
+    var script: [Step] { scripts[0] }
 
     /// The requests handed to `startTransfer`, in order.
     var requests: [URLRequest] { startedRequests.withLock { $0 } }
@@ -57,9 +69,13 @@ final class ScriptedTransport: Sendable {
     /// Starts playing the script for `request` to `receiver`; returns when the script reaches
     /// `.returnFromStart`, or at once when it has none.
     func begin(_ request: URLRequest, receiver: any TransferReceiver) -> ScriptedTransfer {
-        startedRequests.withLock { $0.append(request) }
+        let index = startedRequests.withLock { requests in
+            requests.append(request)
+            return requests.count - 1
+        }
         let transfer = ScriptedTransfer(
-            script: script, url: request.url ?? URL(string: "http://127.0.0.1/")!, receiver: receiver,
+            script: scripts[min(index, scripts.count - 1)], url: request.url ?? URL(string: "http://127.0.0.1/")!,
+            receiver: receiver,
             canPause: canPause)
         handles.withLock { $0.append(transfer) }
         transfer.play()
