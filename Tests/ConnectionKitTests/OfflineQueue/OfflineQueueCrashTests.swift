@@ -50,7 +50,7 @@ struct OfflineQueueCrashTests {
         _ arguments: [String], killAfterLines: Int?, mayFinishFirst: Bool = false
     ) async throws -> Data {
         let helper = try #require(helperURL(), "OfflineQueueCrashHelper was not built beside the tests")
-        let process = Process()
+        let process = Subprocess()
         process.executableURL = helper
         process.arguments = arguments
         let pipe = Pipe()

@@ -53,7 +53,7 @@ struct OfflineSyscallTests {
         let queueFolder = root.appendingPathComponent("queue").path
         let traceFile = root.appendingPathComponent("trace").path
         let reservation = try PortReservation()
-        let process = Process()
+        let process = Subprocess()
         process.executableURL = strace
         process.arguments = [
             "-f", "-y", "-s", "200000", "-o", traceFile, "-e",

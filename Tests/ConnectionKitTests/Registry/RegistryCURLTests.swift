@@ -7,7 +7,7 @@ import Testing
 @Suite(.offThePool, .exclusive, .timeLimit(.minutes(20))) struct RegistryCURLTests {
     /// Runs `command` with `/bin/sh -c`, as a user pasting it would; `nil` (and an issue) on timeout.
     private func runShell(_ command: String) async -> (status: Int32, output: Data)? {
-        let process = Process()
+        let process = Subprocess()
         process.executableURL = URL(fileURLWithPath: "/bin/sh")
         process.arguments = ["-c", command]
         let output = Pipe()

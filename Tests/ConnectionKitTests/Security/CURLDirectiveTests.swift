@@ -30,7 +30,7 @@ private final class CURLBodyProbe: ConnectionRequest<Data>, @unchecked Sendable 
     /// Runs `command` with `/bin/sh -c` as a user pasting it would, its output to a file; `nil` (and an
     /// issue) when it does not end within 30 s.
     private func runShell(_ command: String) async throws -> Int32? {
-        let process = Process()
+        let process = Subprocess()
         process.executableURL = URL(fileURLWithPath: "/bin/sh")
         process.arguments = ["-c", command + " >/dev/null 2>&1"]
         let ended = DispatchSemaphore(value: 0)

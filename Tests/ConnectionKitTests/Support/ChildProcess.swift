@@ -10,7 +10,7 @@ import Testing
 /// `ChildProcessHelper` (Tests/ChildProcessHelper), started as a separate process.
 final class ChildProcess: @unchecked Sendable {
     // Safe: every property is a `let` set before `run()`; `output` is thread-safe.
-    private let process = Process()
+    private let process = Subprocess()
     private let input = Pipe()
     private let outputPipe = Pipe()
     private let output = ProcessOutput()

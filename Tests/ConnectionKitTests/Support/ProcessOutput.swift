@@ -22,7 +22,7 @@ final class ProcessOutput: @unchecked Sendable {
     /// handler is a libdispatch read source, and tearing one down while other sources come and go corrupts
     /// libdispatch's epoll bookkeeping on Linux (swift-corelibs-libdispatch#949): a CI run crashed with
     /// SIGSEGV in `_dispatch_unote_unregister_muxed`. A blocking read registers nothing with libdispatch.
-    func collect(_ pipe: Pipe, of process: Process) {
+    func collect(_ pipe: Pipe, of process: Subprocess) {
         process.terminationHandler = { [weak self] _ in self?.update { $0.hasExited = true } }
         readToEnd(pipe.fileHandleForReading)
     }
@@ -121,7 +121,7 @@ extension ProcessOutput {
         _ executable: String, _ arguments: [String], timeout: TimeInterval,
         input: ((FileHandle) -> Void)? = nil
     ) throws -> FinishedProcess {
-        let process = Process()
+        let process = Subprocess()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         let (outputPipe, errorPipe, inputPipe) = (Pipe(), Pipe(), Pipe())

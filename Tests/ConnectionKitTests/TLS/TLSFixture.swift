@@ -15,7 +15,7 @@ final class TLSFixture: @unchecked Sendable {
     /// The client key's passphrase: what no error message may contain.
     let passphrase = "pass-\(UUID().uuidString)"
     private let lock = NSLock()
-    private var servers: [Process] = []
+    private var servers: [Subprocess] = []
 
     /// `makingCertificates: false` for a plain-HTTP server (``startStaticFileNginx()``), which needs none.
     init(makingCertificates: Bool = true) throws {
@@ -320,7 +320,7 @@ final class TLSFixture: @unchecked Sendable {
     }
 
     private func startServer(_ executable: String, _ arguments: [String], ports: [Int]) throws {
-        let process = Process()
+        let process = Subprocess()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         process.standardOutput = FileHandle.nullDevice
@@ -339,7 +339,7 @@ final class TLSFixture: @unchecked Sendable {
     }
 
     /// Waits (10 s at most) until `port` accepts a TCP connection.
-    private func waitUntilListening(_ port: Int, process: Process) throws {
+    private func waitUntilListening(_ port: Int, process: Subprocess) throws {
         let deadline = Date().addingTimeInterval(10)
         while Date() < deadline {
             guard process.isRunning else {

@@ -15,7 +15,7 @@ final class Tinyproxy: @unchecked Sendable {
     let port: Int
     /// The name it puts in the `Via` header of every request it forwards.
     let viaName: String
-    private let process = Process()
+    private let process = Subprocess()
     private let folder: URL
     private let output = ProcessOutput()
 
