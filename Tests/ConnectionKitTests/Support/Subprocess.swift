@@ -83,8 +83,21 @@ import Foundation
             defer {
                 for pointer in argv + envp { free(pointer) }
             }
+            // As Foundation's `Process` does: the child starts with no signal blocked and every signal at its
+            // default action, whatever the spawning thread blocks (Dispatch's threads block most) or this
+            // process ignores (SIGPIPE).
+            var attributes = posix_spawnattr_t()
+            posix_spawnattr_init(&attributes)
+            defer { posix_spawnattr_destroy(&attributes) }
+            var none = sigset_t()
+            var all = sigset_t()
+            sigemptyset(&none)
+            sigfillset(&all)
+            posix_spawnattr_setsigmask(&attributes, &none)
+            posix_spawnattr_setsigdefault(&attributes, &all)
+            posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
             var child: pid_t = 0
-            let result = posix_spawn(&child, path, &actions, nil, argv, envp)
+            let result = posix_spawn(&child, path, &actions, &attributes, argv, envp)
             guard result == 0 else { throw SpawnError(path: path, code: result) }
             // As Foundation's `Process` does: this process's copy of the child's end of each pipe is closed, so
             // that reading the other end sees the end when the child exits.

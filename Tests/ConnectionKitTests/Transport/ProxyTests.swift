@@ -49,7 +49,7 @@ import Testing
             let received = try #require(server.receivedRequests("/hello").last)
             #expect(received.header("Via")?.contains(proxy.viaName) == true)
             #expect(received.header("Proxy-Authorization") == nil, "the proxy's credentials stop at the proxy")
-            #expect(proxy.log.contains("GET \(server.url("/hello").absoluteString)"))
+            #expect(await proxy.logged("GET \(server.url("/hello").absoluteString)"))
             #expect(request.metrics.last?.remotePort == proxy.port, "the connection is the proxy's")
 
             let output = DebugCapture.blocks(for: request.identifier).joined(separator: "\n")
@@ -73,7 +73,8 @@ import Testing
                 server.url("/hello"), through: proxy.url(user: Self.user, password: wrong), over: libcurl)
             let error = try await connectionError(of: request)
             #expect(error.statusCode == 401)
-            #expect(proxy.log.contains("GET \(server.url("/hello").absoluteString)"), "the request reached the proxy")
+            #expect(
+                await proxy.logged("GET \(server.url("/hello").absoluteString)"), "the request reached the proxy")
             #expect(server.hits("/hello") == 0)
             let text = "\(error) \(error.localizedDescription) \(String(reflecting: error))"
             #expect(!text.contains(wrong))

@@ -86,6 +86,12 @@ final class Tinyproxy: @unchecked Sendable {
     /// What tinyproxy logged so far (a line per connection and per forwarded request, among others).
     var log: String { output.printed }
 
+    /// Whether tinyproxy logged `text` within `seconds`: it may write a request's line after it answered it,
+    /// and its log is read as it comes.
+    func logged(_ text: String, within seconds: TimeInterval = 10) async -> Bool {
+        await output.waited(timeout: seconds * testTimeScale) { $0.contains(text) }.done
+    }
+
     /// Stops this tinyproxy (the process this object started, by its id) and removes its folder. SIGKILL:
     /// on SIGTERM it lingers for seconds while a client (libcurl's pool) keeps a connection open.
     func stop() {
