@@ -20,9 +20,8 @@ extension AnyConnectionRequest {
         } else {
             do {
                 var built = try makeURLRequest()
+                try checkBeforeSending(&built)
                 try AuthorizationStage.authorize(&built, owner: self)
-                try RequestChecks.check(&built, timeoutInterval: timeoutInterval, secretQueryItems: secretQueryItems)
-                try checkFileDestination()
                 request = built
                 // What would be refused before sending is not rendered either (a header line starting
                 // with `@` would make curl read a file).

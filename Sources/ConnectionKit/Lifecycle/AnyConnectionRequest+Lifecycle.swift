@@ -133,8 +133,7 @@ extension AnyConnectionRequest {
     /// Builds and sends the current attempt of `run` (the machine already counted it), through the run's
     /// pipeline: the middleware, ConnectionKit's checks, then the built-in stages; the first of them that
     /// answers stands for the network, and those after it never see the attempt.
-    func beginAttempt(run: RunNumber) {
-        let pipeline = storage.withLock { $0.pipeline }
+    func beginAttempt(run: RunNumber, pipeline: RunPipeline) {
         pipeline.attemptStarted()
         var request: URLRequest
         let answer: StageAnswer?
@@ -157,10 +156,16 @@ extension AnyConnectionRequest {
     private func prepareRequest(through pipeline: RunPipeline) throws -> (URLRequest, StageAnswer?) {
         var request = try makeURLRequest()
         if let answer = try prepareThroughMiddleware(&request) { return (request, answer) }
-        try RequestChecks.check(&request, timeoutInterval: timeoutInterval, secretQueryItems: secretQueryItems)
-        try checkFileDestination()
+        try checkBeforeSending(&request)
         let answer = try pipeline.prepareAttempt(&request, owner: self)
         return (request, answer)
+    }
+
+    /// ConnectionKit's checks of a request about to be sent (a URL it can send to, no body on a `GET`, the
+    /// timeout) and of the class's file destination; the debug views' request passes them too.
+    func checkBeforeSending(_ request: inout URLRequest) throws {
+        try RequestChecks.check(&request, timeoutInterval: timeoutInterval, secretQueryItems: secretQueryItems)
+        try checkFileDestination()
     }
 
     /// Sends `request` as the next transfer of `run` (a new attempt or a redirect hop), once its method

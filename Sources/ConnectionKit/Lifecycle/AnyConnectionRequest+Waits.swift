@@ -54,13 +54,13 @@ extension AnyConnectionRequest {
 
     /// A backoff or a stage's wait (an authorization refresh) is over: the next attempt begins, if the run still waits.
     func resumeAttempts(after event: RequestLifecycle.Event) {
-        let action = storage.withLock { state in
+        let (action, pipeline) = storage.withLock { state in
             let action = state.lifecycle.handle(event)
             if case .beginAttempt(_, let attempt) = action { state.beginAttempt(attempt) }
-            return action
+            return (action, state.pipeline)
         }
         guard case .beginAttempt(let run, _) = action else { return }
-        beginAttempt(run: run)
+        beginAttempt(run: run, pipeline: pipeline)
     }
 
     // MARK: - Timers
