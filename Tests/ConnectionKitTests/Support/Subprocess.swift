@@ -129,17 +129,18 @@ import Foundation
             while waitpid(child, &raw, 0) < 0 && errno == EINTR {}
             // The wait-status layout of <sys/wait.h>: the low 7 bits are the signal, 0 for a normal exit.
             let signal = raw & 0x7f
-            locked { state in
+            locked(waking: true) { state in
                 state.exited = true
                 (state.reason, state.status) = signal == 0 ? (.exit, (raw >> 8) & 0xff) : (.uncaughtSignal, signal)
             }
             terminationHandler?(self)
         }
 
-        private func locked<Result>(_ body: (Subprocess) -> Result) -> Result {
+        /// Runs `body` under the lock; `waking`: then wakes ``waitUntilExit()``'s waiters (the child exited).
+        private func locked<Result>(waking: Bool = false, _ body: (Subprocess) -> Result) -> Result {
             condition.lock()
             defer {
-                condition.broadcast()
+                if waking { condition.broadcast() }
                 condition.unlock()
             }
             return body(self)

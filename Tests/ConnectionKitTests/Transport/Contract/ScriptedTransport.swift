@@ -57,9 +57,6 @@ final class ScriptedTransport: Sendable {
         self.canPause = canPause
     }
 
-    /// The first transfer's script.
-    var script: [Step] { scripts[0] }
-
     /// The requests handed to `startTransfer`, in order.
     var requests: [URLRequest] { startedRequests.withLock { $0 } }
 
